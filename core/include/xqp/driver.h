@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The driver-ops contract: what the core calls on a device. Drivers are C
+ * (drivers/soft is the first); the core keeps every core object (handles,
+ * XRCD table, refcounts) and hands the driver only its own private pointers.
+ *
+ * Rules for drivers:
+ *  - every op may sleep, and is called without core locks held;
+ *  - create/alloc ops return 0 and set *drv, or a negative errno and leave
+ *    nothing behind;
+ *  - destroy ops may fail (negative errno): the object then stays intact and
+ *    the core keeps it usable;
+ *  - modify_qp validates the transition with xqp_modify_qp_is_ok(), as Linux
+ *    drivers call ib_modify_qp_is_ok();
+ *  - async events are reported with xqp_qp_event() & co. from any context.
+ */
+#ifndef XQP_DRIVER_H
+#define XQP_DRIVER_H
+
+#include "xqp/verbs.h"
+
+XQP_EXTERN_C_BEGIN
+
+/* What the driver is asked to create; caps are a wish list. */
+struct xqp_drv_qp_create {
+	enum xqp_qp_type qp_type;
+	struct xqp_qp_cap cap;
+	enum xqp_sig_type sq_sig_type;
+	xqp_u32 create_flags;
+	xqp_u32 port_num;
+	void *pd;		/* driver pointers of the related objects, or NULL */
+	void *send_cq;
+	void *recv_cq;
+	void *srq;
+	void *xrcd;
+	struct xqp_qp *core_qp;	/* cookie for xqp_qp_event() */
+};
+
+struct xqp_drv_qp_created {
+	void *drv_qp;
+	xqp_u32 qp_num;		/* 24 bits */
+	struct xqp_qp_cap cap;	/* granted */
+};
+
+struct xqp_device_ops {
+	int (*query_device)(void *drv, struct xqp_device_attr *attr);
+	int (*alloc_pd)(void *drv, void **drv_pd);
+	int (*dealloc_pd)(void *drv, void *drv_pd);
+	int (*create_cq)(void *drv, int cqe, void **drv_cq);
+	int (*destroy_cq)(void *drv, void *drv_cq);
+	int (*alloc_xrcd)(void *drv, void **drv_xrcd);
+	int (*dealloc_xrcd)(void *drv, void *drv_xrcd);
+	int (*create_srq)(void *drv, void *drv_pd, void *drv_xrcd, void *drv_cq,
+			  struct xqp_srq_init_attr *attr, void **drv_srq,
+			  xqp_u32 *srq_num);
+	int (*destroy_srq)(void *drv, void *drv_srq);
+	int (*create_qp)(void *drv, const struct xqp_drv_qp_create *req,
+			 struct xqp_drv_qp_created *out);
+	int (*modify_qp)(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
+			 int attr_mask);
+	int (*query_qp)(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
+			int attr_mask);
+	int (*destroy_qp)(void *drv, void *drv_qp);
+};
+
+/**
+ * xqp_register_device - make a driver's device known to the core.
+ * @name: device name ("xqp_soft0"); copied.
+ * @ops: the driver's ops; must outlive the device.
+ * @drv: the driver's private pointer, passed back to every op.
+ *
+ * Return: the device, or ERR_PTR(-ENOMEM / -EINVAL).
+ */
+struct xqp_device *xqp_register_device(const char *name,
+				       const struct xqp_device_ops *ops,
+				       void *drv);
+
+/**
+ * xqp_unregister_device - tear down every object on the device and free it.
+ * Later calls on objects of the device fail with -EIO (see the divergences).
+ */
+void xqp_unregister_device(struct xqp_device *dev);
+
+/* Async events from the driver; callable from any context (no sleeping). */
+void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type);
+
+XQP_EXTERN_C_END
+
+#endif /* XQP_DRIVER_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The platform seam: the only way the core (and the soft device) reach the
+ * kernel. Two implementations: core/kernel/seam.c (Linux) and
+ * tests/host/seam_host.cpp (pthreads + malloc, stricter: poison on free, lock
+ * owner and sleep-in-atomic assertions, allocation-failure injection).
+ *
+ * Locks are embedded in core objects as opaque storage whose size comes from
+ * xqp/seam_sizes.h: generated from the kernel's own types at build time
+ * (core/kernel/seam_sizes.c), a fixed file on the host.
+ */
+#ifndef XQP_SEAM_H
+#define XQP_SEAM_H
+
+#include "xqp/types.h"
+#include "xqp/seam_sizes.h"
+
+XQP_EXTERN_C_BEGIN
+
+/* ---- memory ----------------------------------------------------------- */
+typedef unsigned int xqp_gfp_t;
+extern const xqp_gfp_t XQP_GFP_KERNEL;	/* may sleep */
+extern const xqp_gfp_t XQP_GFP_ATOMIC;	/* never sleeps */
+
+void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp);
+void xqp_free(void *p);
+
+/* ---- locks (lockdep classes are per lock kind) ------------------------ */
+enum xqp_lock_class {
+	XQP_LOCK_DEVICE,	/* device object lists (create/destroy, never hot) */
+	XQP_LOCK_XRCD,		/* one XRCD's qp_num table writers */
+	XQP_LOCK_QP,		/* one real QP's handle list and state */
+	XQP_LOCK_HANDLE,	/* one handle's event delivery vs close */
+	XQP_LOCK_SOFT,		/* the soft device's own tables */
+	XQP_LOCK_CLASSES
+};
+
+struct xqp_spinlock {
+	unsigned long opaque[XQP_SPINLOCK_WORDS];
+};
+void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls);
+/* irqsave flavour: usable from any context, including event reporting. */
+unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l);
+void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags);
+void xqp_assert_spin_held(struct xqp_spinlock *l);
+
+struct xqp_mutex {
+	unsigned long opaque[XQP_MUTEX_WORDS];
+};
+void xqp_mutex_init(struct xqp_mutex *m, enum xqp_lock_class cls);
+void xqp_mutex_lock(struct xqp_mutex *m);
+void xqp_mutex_unlock(struct xqp_mutex *m);
+void xqp_mutex_destroy(struct xqp_mutex *m);
+
+/* ---- RCU -------------------------------------------------------------- */
+struct xqp_rcu_head {
+	void *opaque[3];	/* a struct rcu_head + the callback */
+};
+typedef void (*xqp_rcu_callback_t)(struct xqp_rcu_head *head);
+void xqp_rcu_read_lock(void);
+void xqp_rcu_read_unlock(void);
+void xqp_call_rcu(struct xqp_rcu_head *head, xqp_rcu_callback_t func);
+void xqp_synchronize_rcu(void);
+void xqp_rcu_barrier(void);	/* waits for every queued callback */
+
+/* ---- misc ------------------------------------------------------------- */
+void xqp_might_sleep(void);
+void xqp_cpu_relax(void);
+__attribute__((noreturn)) void xqp_bug(const char *file, int line, const char *what);
+void xqp_warn(const char *file, int line, const char *what);
+__attribute__((format(printf, 1, 2))) void xqp_log(const char *fmt, ...);
+
+#define XQP_BUG_ON(c) \
+	do { if (__builtin_expect(!!(c), 0)) xqp_bug(__FILE__, __LINE__, #c); } while (0)
+#define XQP_WARN_ON(c) \
+	({ int __w = !!(c); if (__builtin_expect(__w, 0)) xqp_warn(__FILE__, __LINE__, #c); __w; })
+
+XQP_EXTERN_C_END
+
+#endif /* XQP_SEAM_H */

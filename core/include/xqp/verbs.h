@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xqp kernel API: Linux's verbs for shareable (XRC target) queue pairs, with
+ * an xqp_ prefix. Shapes, enum values and errno rules follow Linux 6.12
+ * (include/rdma/ib_verbs.h, drivers/infiniband/core/verbs.c); the deliberate
+ * divergences are listed in docs/divergences.md.
+ *
+ * Pointer-returning calls return ERR_PTR-style values (IS_ERR/PTR_ERR work
+ * on them in kernel C). Every object pointer is opaque.
+ *
+ * Context: all calls may sleep unless stated otherwise; event handlers are
+ * called in atomic context and must not sleep.
+ */
+#ifndef XQP_VERBS_H
+#define XQP_VERBS_H
+
+#include "xqp/types.h"
+
+XQP_EXTERN_C_BEGIN
+
+struct xqp_device;
+struct xqp_pd;
+struct xqp_cq;
+struct xqp_srq;
+struct xqp_xrcd;
+struct xqp_qp;		/* a real QP or a handle on a shared XRC_TGT QP */
+
+/* Same values as enum ib_qp_type. */
+enum xqp_qp_type {
+	XQP_QPT_RC = 2,
+	XQP_QPT_UC = 3,
+	XQP_QPT_UD = 4,
+	XQP_QPT_XRC_INI = 9,
+	XQP_QPT_XRC_TGT = 10,
+};
+
+/* Same values as enum ib_qp_state. */
+enum xqp_qp_state {
+	XQP_QPS_RESET,
+	XQP_QPS_INIT,
+	XQP_QPS_RTR,
+	XQP_QPS_RTS,
+	XQP_QPS_SQD,
+	XQP_QPS_SQE,
+	XQP_QPS_ERR,
+};
+
+/* Same bits as enum ib_qp_attr_mask. */
+enum xqp_qp_attr_mask {
+	XQP_QP_STATE = 1,
+	XQP_QP_CUR_STATE = 1 << 1,
+	XQP_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	XQP_QP_ACCESS_FLAGS = 1 << 3,
+	XQP_QP_PKEY_INDEX = 1 << 4,
+	XQP_QP_PORT = 1 << 5,
+	XQP_QP_QKEY = 1 << 6,
+	XQP_QP_AV = 1 << 7,
+	XQP_QP_PATH_MTU = 1 << 8,
+	XQP_QP_TIMEOUT = 1 << 9,
+	XQP_QP_RETRY_CNT = 1 << 10,
+	XQP_QP_RNR_RETRY = 1 << 11,
+	XQP_QP_RQ_PSN = 1 << 12,
+	XQP_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	XQP_QP_ALT_PATH = 1 << 14,
+	XQP_QP_MIN_RNR_TIMER = 1 << 15,
+	XQP_QP_SQ_PSN = 1 << 16,
+	XQP_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	XQP_QP_PATH_MIG_STATE = 1 << 18,
+	XQP_QP_CAP = 1 << 19,
+	XQP_QP_DEST_QPN = 1 << 20,
+	XQP_QP_RATE_LIMIT = 1 << 25,
+	XQP_QP_ATTR_STANDARD_BITS = (1 << 21) - 1,
+};
+
+/* Same values as enum ib_event_type. */
+enum xqp_event_type {
+	XQP_EVENT_CQ_ERR,
+	XQP_EVENT_QP_FATAL,
+	XQP_EVENT_QP_REQ_ERR,
+	XQP_EVENT_QP_ACCESS_ERR,
+	XQP_EVENT_COMM_EST,
+	XQP_EVENT_SQ_DRAINED,
+	XQP_EVENT_PATH_MIG,
+	XQP_EVENT_PATH_MIG_ERR,
+	XQP_EVENT_DEVICE_FATAL,
+	XQP_EVENT_PORT_ACTIVE,
+	XQP_EVENT_PORT_ERR,
+	XQP_EVENT_LID_CHANGE,
+	XQP_EVENT_PKEY_CHANGE,
+	XQP_EVENT_SM_CHANGE,
+	XQP_EVENT_SRQ_ERR,
+	XQP_EVENT_SRQ_LIMIT_REACHED,
+	XQP_EVENT_QP_LAST_WQE_REACHED,
+	XQP_EVENT_CLIENT_REREGISTER,
+	XQP_EVENT_GID_CHANGE,
+	XQP_EVENT_WQ_FATAL,
+};
+
+enum xqp_sig_type { XQP_SIGNAL_ALL_WR, XQP_SIGNAL_REQ_WR };
+enum xqp_srq_type { XQP_SRQT_BASIC, XQP_SRQT_XRC };
+
+struct xqp_event {
+	struct xqp_device *device;
+	union {
+		struct xqp_cq *cq;
+		struct xqp_qp *qp;
+		struct xqp_srq *srq;
+		xqp_u32 port_num;
+	} element;
+	enum xqp_event_type event;
+};
+
+typedef void (*xqp_event_handler_t)(struct xqp_event *event, void *context);
+
+struct xqp_qp_cap {
+	xqp_u32 max_send_wr;
+	xqp_u32 max_recv_wr;
+	xqp_u32 max_send_sge;
+	xqp_u32 max_recv_sge;
+	xqp_u32 max_inline_data;
+};
+
+struct xqp_qp_init_attr {
+	xqp_event_handler_t event_handler;
+	void *qp_context;
+	struct xqp_cq *send_cq;
+	struct xqp_cq *recv_cq;
+	struct xqp_srq *srq;
+	struct xqp_xrcd *xrcd;		/* XRC_TGT only */
+	struct xqp_qp_cap cap;		/* in: wish list; out: granted */
+	enum xqp_sig_type sq_sig_type;
+	enum xqp_qp_type qp_type;
+	xqp_u32 create_flags;
+	xqp_u32 port_num;
+};
+
+struct xqp_qp_open_attr {
+	xqp_event_handler_t event_handler;
+	void *qp_context;
+	xqp_u32 qp_num;
+	enum xqp_qp_type qp_type;
+};
+
+/* Address vector, the subset of struct rdma_ah_attr a soft device keeps. */
+struct xqp_ah_attr {
+	xqp_u8 dgid[16];
+	xqp_u32 flow_label;
+	xqp_u16 dlid;
+	xqp_u8 sgid_index;
+	xqp_u8 hop_limit;
+	xqp_u8 traffic_class;
+	xqp_u8 sl;
+	xqp_u8 src_path_bits;
+	xqp_u8 static_rate;
+	xqp_u8 port_num;
+	xqp_u8 is_global;
+};
+
+struct xqp_qp_attr {
+	enum xqp_qp_state qp_state;
+	enum xqp_qp_state cur_qp_state;
+	xqp_u32 path_mtu;
+	xqp_u32 path_mig_state;
+	xqp_u32 qkey;
+	xqp_u32 rq_psn;
+	xqp_u32 sq_psn;
+	xqp_u32 dest_qp_num;
+	xqp_u32 qp_access_flags;
+	struct xqp_qp_cap cap;
+	struct xqp_ah_attr ah_attr;
+	struct xqp_ah_attr alt_ah_attr;
+	xqp_u16 pkey_index;
+	xqp_u16 alt_pkey_index;
+	xqp_u8 en_sqd_async_notify;
+	xqp_u8 sq_draining;
+	xqp_u8 max_rd_atomic;
+	xqp_u8 max_dest_rd_atomic;
+	xqp_u8 min_rnr_timer;
+	xqp_u8 port_num;
+	xqp_u8 timeout;
+	xqp_u8 retry_cnt;
+	xqp_u8 rnr_retry;
+	xqp_u8 alt_port_num;
+	xqp_u8 alt_timeout;
+	xqp_u32 rate_limit;
+};
+
+struct xqp_srq_attr {
+	xqp_u32 max_wr;
+	xqp_u32 max_sge;
+	xqp_u32 srq_limit;
+};
+
+struct xqp_srq_init_attr {
+	xqp_event_handler_t event_handler;
+	void *srq_context;
+	struct xqp_srq_attr attr;	/* in: wish list; out: granted */
+	enum xqp_srq_type srq_type;
+	struct xqp_cq *cq;		/* XRC only */
+	struct xqp_xrcd *xrcd;		/* XRC only */
+};
+
+struct xqp_device_attr {
+	xqp_u64 device_cap_flags;
+	xqp_u32 vendor_id;
+	xqp_u32 vendor_part_id;
+	xqp_u32 hw_ver;
+	xqp_u32 max_qp;
+	xqp_u32 max_qp_wr;
+	xqp_u32 max_send_sge;
+	xqp_u32 max_recv_sge;
+	xqp_u32 max_inline_data;
+	xqp_u32 max_cq;
+	xqp_u32 max_cqe;
+	xqp_u32 max_pd;
+	xqp_u32 max_xrcd;
+	xqp_u32 max_srq;
+	xqp_u32 max_srq_wr;
+	xqp_u32 max_srq_sge;
+	xqp_u32 max_qp_rd_atom;
+	xqp_u32 max_qp_init_rd_atom;
+	xqp_u64 node_guid;
+	xqp_u64 sys_image_guid;
+	xqp_u64 max_mr_size;
+	xqp_u64 page_size_cap;
+	xqp_u16 max_pkeys;
+	xqp_u8 phys_port_cnt;
+};
+
+/* The IB_DEVICE_XRC bit of device_cap_flags. */
+#define XQP_DEVICE_XRC (1ULL << 20)
+
+/* Opaque user-data buffers passed through to the driver (NULL in kernel use). */
+struct xqp_udata {
+	const void *inbuf;
+	void *outbuf;
+	xqp_size_t inlen;
+	xqp_size_t outlen;
+};
+
+/* ---- devices ---------------------------------------------------------- */
+int xqp_query_device(struct xqp_device *dev, struct xqp_device_attr *attr);
+const char *xqp_device_name(const struct xqp_device *dev);
+
+/* ---- PD / CQ ---------------------------------------------------------- */
+struct xqp_pd *xqp_alloc_pd(struct xqp_device *dev);
+int xqp_dealloc_pd(struct xqp_pd *pd);
+struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
+			     xqp_event_handler_t event_handler, void *cq_context);
+int xqp_destroy_cq(struct xqp_cq *cq);
+
+/* ---- XRC domains ------------------------------------------------------ */
+struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev);
+int xqp_dealloc_xrcd(struct xqp_xrcd *xrcd);
+xqp_u32 xqp_xrcd_usecnt(const struct xqp_xrcd *xrcd);
+/* Inode opens (the char device keys XRCDs by inode): each counts in usecnt. */
+void xqp_xrcd_get_user(struct xqp_xrcd *xrcd);
+void xqp_xrcd_put_user(struct xqp_xrcd *xrcd);
+
+/* ---- SRQ -------------------------------------------------------------- */
+struct xqp_srq *xqp_create_srq(struct xqp_pd *pd, struct xqp_srq_init_attr *attr);
+int xqp_destroy_srq(struct xqp_srq *srq);
+
+/* ---- QPs -------------------------------------------------------------- */
+struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_pd *pd,
+				  struct xqp_qp_init_attr *attr,
+				  struct xqp_udata *udata, void *uobj,
+				  const char *caller);
+struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
+			   const struct xqp_qp_open_attr *open_attr);
+int xqp_close_qp(struct xqp_qp *qp);
+int xqp_destroy_qp(struct xqp_qp *qp);
+int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask);
+int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask,
+		 struct xqp_qp_init_attr *init_attr);
+
+/* Accessors: a handle answers for its real QP. */
+xqp_u32 xqp_qp_num(const struct xqp_qp *qp);
+enum xqp_qp_type xqp_qp_get_type(const struct xqp_qp *qp);
+struct xqp_qp *xqp_qp_real(struct xqp_qp *qp);	/* itself for a real QP */
+int xqp_qp_is_handle(const struct xqp_qp *qp);
+void *xqp_qp_context(const struct xqp_qp *qp);
+void *xqp_qp_uobject(const struct xqp_qp *qp);
+xqp_u32 xqp_qp_handle_count(const struct xqp_qp *qp);	/* of the real QP */
+struct xqp_xrcd *xqp_qp_xrcd(const struct xqp_qp *qp);
+
+/* The IB spec's transition table, as ib_modify_qp_is_ok(). Returns 1 if ok. */
+int xqp_modify_qp_is_ok(enum xqp_qp_state cur, enum xqp_qp_state next,
+			enum xqp_qp_type type, int mask);
+
+/* Sizes of the core's objects, for reports and benchmarks. */
+struct xqp_object_sizes {
+	xqp_size_t handle;
+	xqp_size_t real_qp;
+	xqp_size_t xrcd;
+};
+void xqp_object_sizes(struct xqp_object_sizes *sizes);
+
+XQP_EXTERN_C_END
+
+#endif /* XQP_VERBS_H */

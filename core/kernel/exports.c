@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exports of the core's C API (defined in C++; EXPORT_SYMBOL is a kernel
+ * header macro, so the exports live here, in C).
+ */
+#include <linux/export.h>
+
+#include "xqp/driver.h"
+
+EXPORT_SYMBOL_GPL(xqp_register_device);
+EXPORT_SYMBOL_GPL(xqp_unregister_device);
+EXPORT_SYMBOL_GPL(xqp_qp_event);
+EXPORT_SYMBOL_GPL(xqp_query_device);
+EXPORT_SYMBOL_GPL(xqp_device_name);
+EXPORT_SYMBOL_GPL(xqp_alloc_pd);
+EXPORT_SYMBOL_GPL(xqp_dealloc_pd);
+EXPORT_SYMBOL_GPL(xqp_create_cq);
+EXPORT_SYMBOL_GPL(xqp_destroy_cq);
+EXPORT_SYMBOL_GPL(xqp_alloc_xrcd);
+EXPORT_SYMBOL_GPL(xqp_dealloc_xrcd);
+EXPORT_SYMBOL_GPL(xqp_xrcd_usecnt);
+EXPORT_SYMBOL_GPL(xqp_xrcd_get_user);
+EXPORT_SYMBOL_GPL(xqp_xrcd_put_user);
+EXPORT_SYMBOL_GPL(xqp_create_srq);
+EXPORT_SYMBOL_GPL(xqp_destroy_srq);
+EXPORT_SYMBOL_GPL(xqp_create_qp_user);
+EXPORT_SYMBOL_GPL(xqp_open_qp);
+EXPORT_SYMBOL_GPL(xqp_close_qp);
+EXPORT_SYMBOL_GPL(xqp_destroy_qp);
+EXPORT_SYMBOL_GPL(xqp_modify_qp);
+EXPORT_SYMBOL_GPL(xqp_query_qp);
+EXPORT_SYMBOL_GPL(xqp_qp_num);
+EXPORT_SYMBOL_GPL(xqp_qp_get_type);
+EXPORT_SYMBOL_GPL(xqp_qp_real);
+EXPORT_SYMBOL_GPL(xqp_qp_is_handle);
+EXPORT_SYMBOL_GPL(xqp_qp_context);
+EXPORT_SYMBOL_GPL(xqp_qp_uobject);
+EXPORT_SYMBOL_GPL(xqp_qp_handle_count);
+EXPORT_SYMBOL_GPL(xqp_qp_xrcd);
+EXPORT_SYMBOL_GPL(xqp_modify_qp_is_ok);
+EXPORT_SYMBOL_GPL(xqp_object_sizes);

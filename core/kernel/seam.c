@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The platform seam, kernel side: core/include/xqp/seam.h on Linux
+ * primitives. Lock classes are per kind (one lockdep key each), so lockdep
+ * tells the XRCD, QP and handle locks apart.
+ */
+#include <linux/bug.h>
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "xqp/seam.h"
+
+const xqp_gfp_t XQP_GFP_KERNEL = (__force xqp_gfp_t)GFP_KERNEL;
+const xqp_gfp_t XQP_GFP_ATOMIC = (__force xqp_gfp_t)GFP_ATOMIC;
+
+static_assert(sizeof(struct xqp_spinlock) >= sizeof(spinlock_t));
+static_assert(sizeof(struct xqp_mutex) >= sizeof(struct mutex));
+
+/* xqp_rcu_head as the kernel sees it. */
+struct xqp_kernel_rcu_head {
+	struct rcu_head rh;
+	xqp_rcu_callback_t func;
+};
+static_assert(sizeof(struct xqp_rcu_head) == sizeof(struct xqp_kernel_rcu_head));
+
+static struct lock_class_key xqp_lock_keys[XQP_LOCK_CLASSES];
+static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
+	[XQP_LOCK_DEVICE] = "xqp_device",
+	[XQP_LOCK_XRCD] = "xqp_xrcd_table",
+	[XQP_LOCK_QP] = "xqp_qp",
+	[XQP_LOCK_HANDLE] = "xqp_handle",
+	[XQP_LOCK_SOFT] = "xqp_soft",
+};
+
+void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
+{
+	return kzalloc(size, (__force gfp_t)gfp);
+}
+
+void xqp_free(void *p)
+{
+	kfree(p);
+}
+
+void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
+{
+	spinlock_t *s = (spinlock_t *)l;
+
+	spin_lock_init(s);
+	lockdep_set_class_and_name(s, &xqp_lock_keys[cls], xqp_lock_names[cls]);
+}
+
+unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave((spinlock_t *)l, flags);
+	return flags;
+}
+
+void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
+{
+	spin_unlock_irqrestore((spinlock_t *)l, flags);
+}
+
+void xqp_assert_spin_held(struct xqp_spinlock *l)
+{
+	lockdep_assert_held((spinlock_t *)l);
+}
+
+void xqp_mutex_init(struct xqp_mutex *m, enum xqp_lock_class cls)
+{
+	struct mutex *mx = (struct mutex *)m;
+
+	mutex_init(mx);
+	lockdep_set_class_and_name(mx, &xqp_lock_keys[cls], xqp_lock_names[cls]);
+}
+
+void xqp_mutex_lock(struct xqp_mutex *m)
+{
+	mutex_lock((struct mutex *)m);
+}
+
+void xqp_mutex_unlock(struct xqp_mutex *m)
+{
+	mutex_unlock((struct mutex *)m);
+}
+
+void xqp_mutex_destroy(struct xqp_mutex *m)
+{
+	mutex_destroy((struct mutex *)m);
+}
+
+void xqp_rcu_read_lock(void)
+{
+	rcu_read_lock();
+}
+
+void xqp_rcu_read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+static void xqp_rcu_trampoline(struct rcu_head *rh)
+{
+	struct xqp_kernel_rcu_head *h = container_of(rh, struct xqp_kernel_rcu_head, rh);
+
+	h->func((struct xqp_rcu_head *)h);
+}
+
+void xqp_call_rcu(struct xqp_rcu_head *head, xqp_rcu_callback_t func)
+{
+	struct xqp_kernel_rcu_head *h = (struct xqp_kernel_rcu_head *)head;
+
+	h->func = func;
+	call_rcu(&h->rh, xqp_rcu_trampoline);
+}
+
+void xqp_synchronize_rcu(void)
+{
+	synchronize_rcu();
+}
+
+void xqp_rcu_barrier(void)
+{
+	rcu_barrier();
+}
+
+void xqp_might_sleep(void)
+{
+	might_sleep();
+}
+
+void xqp_cpu_relax(void)
+{
+	cpu_relax();
+}
+
+void xqp_bug(const char *file, int line, const char *what)
+{
+	pr_crit("xqp: BUG at %s:%d: %s\n", file, line, what);
+	BUG();
+}
+
+void xqp_warn(const char *file, int line, const char *what)
+{
+	WARN(1, "xqp: %s:%d: %s\n", file, line, what);
+}
+
+void xqp_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+}

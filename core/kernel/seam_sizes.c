@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sizes of the kernel lock types, for the opaque storage in xqp/seam.h.
+ * Compiled to assembly at build time and turned into xqp/seam_sizes.h
+ * (the asm-offsets technique).
+ */
+#include <linux/kbuild.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+
+#define WORDS(t) ((sizeof(t) + sizeof(long) - 1) / sizeof(long))
+
+int main(void)
+{
+	DEFINE(XQP_SPINLOCK_WORDS, WORDS(spinlock_t));
+	DEFINE(XQP_MUTEX_WORDS, WORDS(struct mutex));
+	return 0;
+}

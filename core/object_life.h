@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one create/destroy sequence shared by the device-tracked objects (PD,
+ * CQ, SRQ, XRCD): check the device, allocate the core object, ask the
+ * driver, then take the device reference and track the object; destroy in
+ * the reverse order, refusing with -EBUSY while the object is in use.
+ */
+#ifndef XQP_OBJECT_LIFE_H
+#define XQP_OBJECT_LIFE_H
+
+#include "objects.h"
+
+namespace xqp {
+
+/* @make(obj) asks the driver and returns 0 or a negative errno. */
+template <typename T, typename Make>
+T *make_tracked(xqp_device *dev, bool has_op, RcuList xqp_device_objects::*list,
+		Make make)
+{
+	if (!dev->alive())
+		return err_ptr<T>(-XQP_EIO);
+	if (!has_op)
+		return err_ptr<T>(-XQP_EOPNOTSUPP);
+	T *obj = new (Gfp::kernel()) T;
+	if (!obj)
+		return err_ptr<T>(-XQP_ENOMEM);
+	obj->dev = dev;
+	int ret = make(obj);
+	if (ret) {
+		delete obj;
+		return err_ptr<T>(ret);
+	}
+	dev->get();
+	dev->track(&obj->dev_node, list);
+	return obj;
+}
+
+/* @unmake(drv) asks the driver; skipped once the device has detached it. */
+template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
+{
+	xqp_device *dev = obj->dev;
+
+	if (obj->usecnt.load())
+		return -XQP_EBUSY;
+	if (obj->drv) {
+		int ret = unmake(obj->drv);
+		if (ret)
+			return ret;
+	}
+	dev->untrack(&obj->dev_node);
+	delete obj;
+	dev->put();
+	return 0;
+}
+
+} // namespace xqp
+
+#endif

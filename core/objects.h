@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The core's objects behind the opaque C types of xqp/verbs.h.
+ *
+ * Ownership and lifetime (docs/design.md has the full story):
+ *  - xqp_device: refcounted by the objects on it; the driver's reference is
+ *    dropped by xqp_unregister_device().
+ *  - xqp_pd / xqp_cq / xqp_srq / xqp_xrcd: owned by their creator; usecnt
+ *    counts the objects that use them (destroy is -EBUSY while non-zero).
+ *  - RealQp: the driver QP. A non-XRC one is owned by its creator. An XRC_TGT
+ *    one is owned by the core: it lives in its XRCD's table while it has
+ *    handles (or until destroyed) and is freed an RCU grace period after the
+ *    driver destroyed it.
+ *  - Handle: what users hold for an XRC_TGT QP: compact, points at the
+ *    RealQp, linked in its RCU handle list; freed a grace period after close.
+ */
+#ifndef XQP_OBJECTS_H
+#define XQP_OBJECTS_H
+
+#include "xqp/driver.h"
+#include "qp_table.h"
+#include "util/lock.h"
+#include "util/rcu_list.h"
+
+namespace xqp {
+struct RealQp;
+struct Handle;
+}
+
+/* Common header of a real QP and a handle: what an xqp_qp pointer points at. */
+struct xqp_qp {
+	enum class Kind : xqp::u8 { real = 0x51, handle = 0x48 } kind;
+};
+
+/* Top-level objects a device tears down when it is unregistered. */
+struct xqp_device_objects {
+	xqp::RcuList pds, cqs, srqs, xrcds, qps;
+	xqp::u32 count;
+};
+
+struct xqp_device : xqp::Allocated, xqp::Pinned {
+	const xqp_device_ops *ops;
+	void *drv;
+	char name[64];
+	xqp::Atomic<xqp::u32> refs{1};
+	xqp::Atomic<xqp::u32> dead;
+	xqp::Mutex<xqp_device_objects> objects{XQP_LOCK_DEVICE};
+
+	bool alive() const { return !dead.load(); }
+	void get() { refs.inc(); }
+	void put();
+	void track(xqp::ListNode *n, xqp::RcuList xqp_device_objects::*list);
+	void untrack(xqp::ListNode *n);
+};
+
+struct xqp_pd : xqp::Allocated, xqp::Pinned {
+	xqp_device *dev;
+	void *drv;
+	xqp::Atomic<xqp::u32> usecnt;
+	xqp::ListNode dev_node;
+};
+
+struct xqp_cq : xqp::Allocated, xqp::Pinned {
+	xqp_device *dev;
+	void *drv;
+	xqp_event_handler_t handler;
+	void *context;
+	xqp::Atomic<xqp::u32> usecnt;
+	xqp::ListNode dev_node;
+};
+
+struct xqp_srq : xqp::Allocated, xqp::Pinned {
+	xqp_device *dev;
+	void *drv;
+	xqp_pd *pd;
+	xqp_cq *cq;
+	xqp_xrcd *xrcd;
+	xqp_srq_type type;
+	xqp::u32 srq_num;
+	xqp_event_handler_t handler;
+	void *context;
+	xqp::Atomic<xqp::u32> usecnt;
+	xqp::ListNode dev_node;
+};
+
+struct xqp_xrcd : xqp::Allocated, xqp::Pinned {
+	xqp_device *dev;
+	void *drv;
+	/* real XRC_TGT QPs + XRC SRQs + inode users */
+	xqp::Atomic<xqp::u32> usecnt;
+	xqp::Mutex<xqp::QpTable> table{XQP_LOCK_XRCD};
+	xqp::ListNode dev_node;
+};
+
+namespace xqp {
+
+enum class Life : u8 { live, dying };
+
+/* What a real QP's lock protects. */
+struct QpShared {
+	RcuList handles;	/* RCU readers: event fan-out */
+	u32 handle_count;
+	Life life;
+};
+
+struct RealQp : Allocated, Pinned {
+	xqp_qp base;
+	xqp_device *dev;
+	void *drv;
+	u32 qp_num;
+	xqp_qp_type type;
+	xqp_pd *pd;
+	xqp_cq *send_cq;
+	xqp_cq *recv_cq;
+	xqp_srq *srq;
+	xqp_xrcd *xrcd;		/* XRC_TGT only */
+	xqp_event_handler_t handler;	/* non-XRC_TGT only */
+	void *context;
+	void *uobj;
+	SpinLock<QpShared> shared{XQP_LOCK_QP};
+	ListNode dev_node;	/* non-XRC_TGT: on the device's list */
+	xqp_rcu_head rcu;
+
+	static RealQp *from(xqp_qp *qp) { return reinterpret_cast<RealQp *>(qp); }
+	xqp_qp *c() { return &base; }
+	bool is_xrc_tgt() const { return type == XQP_QPT_XRC_TGT; }
+	void free_after_grace();
+};
+
+struct Handle : Allocated {
+	xqp_qp base;
+	ListNode node;		/* on real->shared.handles */
+	RealQp *real;
+	xqp_event_handler_t handler;
+	void *context;
+	void *uobj;
+	SpinLock<bool> alive{XQP_LOCK_HANDLE};	/* cleared by close, under lock */
+	xqp_rcu_head rcu;
+
+	static Handle *from(xqp_qp *qp) { return reinterpret_cast<Handle *>(qp); }
+	static Handle *from_node(ListNode *n)
+	{
+		return reinterpret_cast<Handle *>(reinterpret_cast<char *>(n) -
+						  __builtin_offsetof(Handle, node));
+	}
+	xqp_qp *c() { return &base; }
+
+	static Handle *create(RealQp *real, xqp_event_handler_t handler,
+			      void *context);
+	/* Link into real's list; real->shared must be locked by the caller. */
+	void link(QpShared &s);
+	void unlink(QpShared &s);
+	/* No event handler call after this returns; memory freed after a grace. */
+	void retire();
+};
+
+/* Drops what an ordinary QP took on its PD, CQs and SRQ at creation. */
+void qp_uses_put(RealQp *qp);
+
+inline bool is_handle(const xqp_qp *qp) { return qp->kind == xqp_qp::Kind::handle; }
+
+/* Object lookup helpers for code that walks the device lists. */
+template <typename T> inline T *from_dev_node(ListNode *n)
+{
+	return reinterpret_cast<T *>(reinterpret_cast<char *>(n) -
+				     __builtin_offsetof(T, dev_node));
+}
+
+} // namespace xqp
+
+#endif

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/* QP creation: ordinary QPs, and XRC_TGT QPs published in their XRCD. */
+#include "objects.h"
+
+using namespace xqp;
+
+/* The objects an ordinary QP uses (ib_qp_usecnt_inc/dec). */
+static void qp_uses(RealQp *qp, bool get)
+{
+	Atomic<u32> *counts[] = {qp->pd ? &qp->pd->usecnt : nullptr,
+				 qp->send_cq ? &qp->send_cq->usecnt : nullptr,
+				 qp->recv_cq ? &qp->recv_cq->usecnt : nullptr,
+				 qp->srq ? &qp->srq->usecnt : nullptr};
+
+	for (Atomic<u32> *c : counts)
+		if (c)
+			get ? c->inc() : c->dec();
+}
+
+void xqp::qp_uses_put(RealQp *qp)
+{
+	qp_uses(qp, false);
+}
+
+static bool known_type(xqp_qp_type t)
+{
+	switch (t) {
+	case XQP_QPT_RC:
+	case XQP_QPT_UC:
+	case XQP_QPT_UD:
+	case XQP_QPT_XRC_INI:
+	case XQP_QPT_XRC_TGT:
+		return true;
+	}
+	return false;
+}
+
+/* Objects given with @attr must belong to @dev; XRC_TGT needs an XRCD. */
+static int check_attr(xqp_device *dev, xqp_pd *pd, const xqp_qp_init_attr *attr)
+{
+	if (!known_type(attr->qp_type))
+		return -XQP_EINVAL;
+	if (attr->qp_type == XQP_QPT_XRC_TGT)
+		return attr->xrcd && attr->xrcd->dev == dev ? 0 : -XQP_EINVAL;
+	if ((pd && pd->dev != dev) ||
+	    (attr->send_cq && attr->send_cq->dev != dev) ||
+	    (attr->recv_cq && attr->recv_cq->dev != dev) ||
+	    (attr->srq && attr->srq->dev != dev))
+		return -XQP_EINVAL;
+	return 0;
+}
+
+/* Allocates the core object and asks the driver for the QP. */
+static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
+{
+	bool tgt = attr->qp_type == XQP_QPT_XRC_TGT;
+	RealQp *qp = new (Gfp::kernel()) RealQp;
+	if (!qp)
+		return err_ptr<RealQp>(-XQP_ENOMEM);
+
+	qp->base.kind = xqp_qp::Kind::real;
+	qp->dev = dev;
+	qp->type = attr->qp_type;
+	if (tgt) {
+		qp->xrcd = attr->xrcd;	/* no PD, CQs or SRQ: Linux sets them NULL */
+	} else {
+		qp->pd = pd;
+		qp->send_cq = attr->send_cq;
+		qp->recv_cq = attr->recv_cq;
+		qp->srq = attr->srq;
+		qp->handler = attr->event_handler;
+		qp->context = attr->qp_context;
+	}
+
+	xqp_drv_qp_create req = {};
+	req.qp_type = attr->qp_type;
+	req.cap = attr->cap;
+	req.sq_sig_type = attr->sq_sig_type;
+	req.create_flags = attr->create_flags;
+	req.port_num = attr->port_num;
+	req.pd = qp->pd ? qp->pd->drv : nullptr;
+	req.send_cq = qp->send_cq ? qp->send_cq->drv : nullptr;
+	req.recv_cq = qp->recv_cq ? qp->recv_cq->drv : nullptr;
+	req.srq = qp->srq ? qp->srq->drv : nullptr;
+	req.xrcd = tgt ? qp->xrcd->drv : nullptr;
+	req.core_qp = qp->c();
+
+	xqp_drv_qp_created out = {};
+	int ret = dev->ops->create_qp(dev->drv, &req, &out);
+	if (ret) {
+		delete qp;
+		return err_ptr<RealQp>(ret);
+	}
+	qp->drv = out.drv_qp;
+	qp->qp_num = out.qp_num;
+	attr->cap = out.cap;
+	dev->get();
+	return qp;
+}
+
+/* Undoes create_real() on a QP nobody else has seen. */
+static void destroy_unpublished(RealQp *qp)
+{
+	xqp_device *dev = qp->dev;
+
+	XQP_WARN_ON(dev->ops->destroy_qp(dev->drv, qp->drv));
+	delete qp;
+	dev->put();
+}
+
+/*
+ * Gives a new XRC_TGT real QP its creator's handle and publishes it in the
+ * XRCD table, last, so that openers never see it half made. On failure
+ * nothing is left behind: not the handle, not the usecnt (a Linux leak).
+ */
+static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
+{
+	xqp_xrcd *xrcd = real->xrcd;
+	Handle *h = Handle::create(real, attr->event_handler, attr->qp_context);
+	if (!h)
+		return err_ptr<xqp_qp>(-XQP_ENOMEM);
+	h->uobj = uobj;
+	h->link(*real->shared.lock());
+	xrcd->usecnt.inc();
+
+	int ret = xrcd->table.lock()->insert(real->qp_num, real);
+	if (ret) {
+		xrcd->usecnt.dec();
+		h->unlink(*real->shared.lock());
+		delete h;	/* never visible to RCU readers */
+		return err_ptr<xqp_qp>(ret);
+	}
+	return h->c();
+}
+
+/**
+ * xqp_create_qp_user - create a QP (ib_create_qp_user).
+ * @dev: the device.
+ * @pd: protection domain (ignored for XRC_TGT).
+ * @attr: what to create; attr->cap is rewritten to the granted capabilities.
+ * @udata: user buffers passed to the driver, or NULL.
+ * @uobj: the caller's object for this QP (uverbs), kept on the result.
+ * @caller: the kernel module creating it (for reports), or NULL from user.
+ *
+ * For XRC_TGT the real QP is owned by the core and published in
+ * attr->xrcd; the returned pointer is the creator's handle on it, one handle
+ * among equals. For other types the real QP is returned.
+ *
+ * Return: the QP or handle, or ERR_PTR(-EINVAL, -EIO for a removed device,
+ * -EOPNOTSUPP, -ENOMEM, the driver's error). Nothing is left on failure.
+ */
+extern "C" struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_pd *pd,
+					     struct xqp_qp_init_attr *attr,
+					     struct xqp_udata *udata, void *uobj,
+					     const char *caller)
+{
+	(void)udata;	/* the soft device takes no private data */
+	(void)caller;
+	if (!dev->alive())
+		return err_ptr<xqp_qp>(-XQP_EIO);
+	int ret = check_attr(dev, pd, attr);
+	if (ret)
+		return err_ptr<xqp_qp>(ret);
+
+	RealQp *qp = create_real(dev, pd, attr);
+	if (xqp_is_err(qp))
+		return reinterpret_cast<xqp_qp *>(qp);
+
+	if (qp->is_xrc_tgt()) {
+		xqp_qp *h = publish_xrc_tgt(qp, attr, uobj);
+		if (xqp_is_err(h))
+			destroy_unpublished(qp);
+		return h;
+	}
+	qp->uobj = uobj;
+	qp_uses(qp, true);
+	dev->track(&qp->dev_node, &xqp_device_objects::qps);
+	return qp->c();
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Destroying QPs: ordinary ones, handles, and the last handle of a shared QP. */
+#include "objects.h"
+
+using namespace xqp;
+
+/* Driver destroy; a QP detached by device removal has nothing left there. */
+static int driver_destroy(RealQp *qp)
+{
+	return qp->drv ? qp->dev->ops->destroy_qp(qp->dev->drv, qp->drv) : 0;
+}
+
+/*
+ * Takes a dying XRC_TGT real QP out of its XRCD and the driver. On a driver
+ * failure it goes back into the table (the slot is still free: the driver
+ * still owns the number) and the caller makes it live again.
+ */
+static int destroy_xrc_tgt(RealQp *real)
+{
+	xqp_xrcd *xrcd = real->xrcd;
+
+	xrcd->table.lock()->erase(real->qp_num, real);
+	int ret = driver_destroy(real);
+	if (ret) {
+		XQP_WARN_ON(xrcd->table.lock()->insert(real->qp_num, real));
+		return ret;
+	}
+	xrcd->usecnt.dec();
+	return 0;	/* the caller frees it once nothing points at it */
+}
+
+/* Marks a handle-less @real dying; false while it has handles. */
+static bool claim_orphan(RealQp *real)
+{
+	auto s = real->shared.lock();
+	if (s->handle_count != 0 || s->life != Life::live)
+		return false;
+	s->life = Life::dying;
+	return true;
+}
+
+static void revive(RealQp *real)
+{
+	real->shared.lock()->life = Life::live;
+}
+
+/*
+ * A handle: if other handles remain it is just closed. The last one takes
+ * the real QP with it; if the driver refuses, the handle and the QP stay
+ * exactly as they were, linked and openable (Linux loses both). Deciding
+ * "last" and unlinking happen under one hold of the QP's lock, so two
+ * handles destroyed at once cannot both think the other one is last.
+ */
+static int destroy_handle(Handle *h)
+{
+	RealQp *real = h->real;
+	bool last;
+
+	{
+		auto s = real->shared.lock();
+		last = s->handle_count == 1;
+		if (last)
+			s->life = Life::dying;	/* openers now miss it */
+		else
+			h->unlink(*s);
+	}
+	if (last) {
+		int ret = destroy_xrc_tgt(real);
+		if (ret) {
+			revive(real);
+			return ret;
+		}
+		h->unlink(*real->shared.lock());
+		real->free_after_grace();
+	}
+	h->retire();
+	return 0;
+}
+
+static int destroy_real(RealQp *qp)
+{
+	if (qp->is_xrc_tgt()) {
+		/* Reachable only through xqp_qp_real(); busy while handles exist. */
+		if (!claim_orphan(qp))
+			return -XQP_EBUSY;
+		int ret = destroy_xrc_tgt(qp);
+		if (ret) {
+			revive(qp);
+			return ret;
+		}
+		qp->free_after_grace();
+		return 0;
+	}
+	int ret = driver_destroy(qp);
+	if (ret)
+		return ret;
+	qp_uses_put(qp);
+	qp->dev->untrack(&qp->dev_node);
+	qp->free_after_grace();
+	return 0;
+}
+
+/**
+ * xqp_destroy_qp - destroy a QP or a handle (ib_destroy_qp_user).
+ *
+ * On a handle: closes it; when it was the real QP's last handle, the real QP
+ * is removed from its XRCD, destroyed in the driver and xrcd->usecnt drops.
+ * Whoever created the QP, this returns 0 when the handle is gone. If the
+ * driver fails that last destroy, its error is returned and nothing changes.
+ *
+ * On a real QP: -EBUSY while it has handles; else destroyed.
+ *
+ * Return: 0, -EBUSY, or the driver's error (then the object is intact).
+ */
+extern "C" int xqp_destroy_qp(struct xqp_qp *qp)
+{
+	xqp_might_sleep();
+	if (is_handle(qp))
+		return destroy_handle(Handle::from(qp));
+	return destroy_real(RealQp::from(qp));
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Modify and query: through any handle they act on the one real QP. */
+#include "objects.h"
+
+using namespace xqp;
+
+static RealQp *real_of(xqp_qp *qp)
+{
+	return is_handle(qp) ? Handle::from(qp)->real : RealQp::from(qp);
+}
+
+/**
+ * xqp_modify_qp - modify the real QP behind @qp (ib_modify_qp).
+ * The driver validates the transition with xqp_modify_qp_is_ok().
+ * Return: 0, -EINVAL (bad transition or attribute), -EIO, -EOPNOTSUPP or the
+ * driver's error.
+ */
+extern "C" int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask)
+{
+	RealQp *real = real_of(qp);
+
+	if (!real->dev->alive() || !real->drv)
+		return -XQP_EIO;
+	if (!real->dev->ops->modify_qp)
+		return -XQP_EOPNOTSUPP;
+	if (attr_mask & ~(XQP_QP_ATTR_STANDARD_BITS | XQP_QP_RATE_LIMIT))
+		return -XQP_EOPNOTSUPP;
+	return real->dev->ops->modify_qp(real->dev->drv, real->drv, attr, attr_mask);
+}
+
+/**
+ * xqp_query_qp - read the real QP's attributes (ib_query_qp).
+ * @init_attr, if not NULL, gets the creation view: type, granted caps and
+ * related objects; for a handle its own event handler and context.
+ * Return: 0, -EIO, -EOPNOTSUPP or the driver's error.
+ */
+extern "C" int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask,
+			    struct xqp_qp_init_attr *init_attr)
+{
+	RealQp *real = real_of(qp);
+
+	if (!real->dev->alive() || !real->drv)
+		return -XQP_EIO;
+	if (!real->dev->ops->query_qp)
+		return -XQP_EOPNOTSUPP;
+	*attr = xqp_qp_attr{};
+	int ret = real->dev->ops->query_qp(real->dev->drv, real->drv, attr, attr_mask);
+	if (ret || !init_attr)
+		return ret;
+	*init_attr = xqp_qp_init_attr{};
+	init_attr->qp_type = real->type;
+	init_attr->cap = attr->cap;
+	init_attr->send_cq = real->send_cq;
+	init_attr->recv_cq = real->recv_cq;
+	init_attr->srq = real->srq;
+	init_attr->xrcd = real->xrcd;
+	if (is_handle(qp)) {
+		init_attr->event_handler = Handle::from(qp)->handler;
+		init_attr->qp_context = Handle::from(qp)->context;
+	} else {
+		init_attr->event_handler = real->handler;
+		init_attr->qp_context = real->context;
+	}
+	return 0;
+}
+
+extern "C" xqp_u32 xqp_qp_num(const struct xqp_qp *qp)
+{
+	return real_of(const_cast<xqp_qp *>(qp))->qp_num;
+}
+
+extern "C" enum xqp_qp_type xqp_qp_get_type(const struct xqp_qp *qp)
+{
+	return real_of(const_cast<xqp_qp *>(qp))->type;
+}
+
+extern "C" struct xqp_qp *xqp_qp_real(struct xqp_qp *qp)
+{
+	return real_of(qp)->c();
+}
+
+extern "C" int xqp_qp_is_handle(const struct xqp_qp *qp)
+{
+	return is_handle(qp);
+}
+
+extern "C" void *xqp_qp_context(const struct xqp_qp *qp)
+{
+	return is_handle(qp) ? Handle::from(const_cast<xqp_qp *>(qp))->context
+			     : RealQp::from(const_cast<xqp_qp *>(qp))->context;
+}
+
+extern "C" void *xqp_qp_uobject(const struct xqp_qp *qp)
+{
+	return is_handle(qp) ? Handle::from(const_cast<xqp_qp *>(qp))->uobj
+			     : RealQp::from(const_cast<xqp_qp *>(qp))->uobj;
+}
+
+extern "C" xqp_u32 xqp_qp_handle_count(const struct xqp_qp *qp)
+{
+	return real_of(const_cast<xqp_qp *>(qp))->shared.lock()->handle_count;
+}
+
+extern "C" struct xqp_xrcd *xqp_qp_xrcd(const struct xqp_qp *qp)
+{
+	return real_of(const_cast<xqp_qp *>(qp))->xrcd;
+}
+
+extern "C" void xqp_object_sizes(struct xqp_object_sizes *sizes)
+{
+	sizes->handle = sizeof(Handle);
+	sizes->real_qp = sizeof(RealQp);
+	sizes->xrcd = sizeof(xqp_xrcd);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Freestanding basics for the core: no libstdc++, no kernel headers.
+ * Allocation always names its gfp; objects that hold list heads or locks are
+ * pinned (no copy, no move).
+ */
+#ifndef XQP_UTIL_BASE_H
+#define XQP_UTIL_BASE_H
+
+#include "xqp/seam.h"
+
+namespace xqp {
+
+using u8 = xqp_u8;
+using u16 = xqp_u16;
+using u32 = xqp_u32;
+using u64 = xqp_u64;
+using size_t = xqp_size_t;
+
+/* An explicit allocation context: `new (Gfp::kernel()) T(...)`. */
+struct Gfp {
+	xqp_gfp_t flags;
+	static Gfp kernel() { return Gfp{XQP_GFP_KERNEL}; }
+	static Gfp atomic() { return Gfp{XQP_GFP_ATOMIC}; }
+};
+
+/* Base for heap objects: zeroed allocation with a gfp, freed by xqp_free. */
+struct Allocated {
+	static void *operator new(size_t size, Gfp gfp) noexcept
+	{
+		return xqp_zalloc(size, gfp.flags);
+	}
+	static void operator delete(void *p) { xqp_free(p); }
+	static void operator delete(void *p, Gfp) { xqp_free(p); }
+};
+
+/* No copy, no move: for anything whose address is published. */
+struct Pinned {
+	Pinned() = default;
+	Pinned(const Pinned &) = delete;
+	Pinned &operator=(const Pinned &) = delete;
+};
+
+template <typename T> struct RemoveRef { using type = T; };
+template <typename T> struct RemoveRef<T &> { using type = T; };
+template <typename T> struct RemoveRef<T &&> { using type = T; };
+
+template <typename T> constexpr typename RemoveRef<T>::type &&move(T &&t)
+{
+	return static_cast<typename RemoveRef<T>::type &&>(t);
+}
+
+/* ERR_PTR-style results for the C API. */
+template <typename T> inline T *err_ptr(int err)
+{
+	return static_cast<T *>(xqp_err_ptr(err));
+}
+
+/* Runs a rollback action at scope exit unless dismissed. */
+template <typename F> class [[nodiscard]] ScopeGuard {
+public:
+	explicit ScopeGuard(F f) : f_(move(f)) {}
+	~ScopeGuard()
+	{
+		if (armed_)
+			f_();
+	}
+	void dismiss() { armed_ = false; }
+	ScopeGuard(const ScopeGuard &) = delete;
+	ScopeGuard &operator=(const ScopeGuard &) = delete;
+
+private:
+	F f_;
+	bool armed_ = true;
+};
+
+} // namespace xqp
+
+/* The module's C++ runtime (core/runtime/cxxrt.cpp, kernel only). */
+void *operator new(xqp::size_t size, xqp::Gfp gfp) noexcept;
+extern "C" void __cxa_pure_virtual();
+
+#endif

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The platform seam on the host, stricter than the kernel (after OpenZFS's
+ * libzpool): allocations carry a header and are poisoned on free, double
+ * frees abort, allocation failures can be injected, a spinlock records its
+ * owner and unlocking someone else's aborts, and anything that may sleep
+ * aborts when called under a spinlock or in an RCU read-side section.
+ *
+ * RCU: readers take a shared rwlock (outermost section only); a grace period
+ * is taking it exclusively; call_rcu callbacks run on a helper thread after
+ * a grace period.
+ */
+#include <atomic>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <pthread.h>
+#include <sched.h>
+#include <thread>
+#include <utility>
+
+#include "seam_host.h"
+#include "xqp/seam.h"
+
+const xqp_gfp_t XQP_GFP_KERNEL = 0xcc0;
+const xqp_gfp_t XQP_GFP_ATOMIC = 0x820;
+
+namespace {
+
+constexpr unsigned long kMagicLive = 0x58515061u;	/* "XQPa" */
+constexpr unsigned long kMagicFreed = 0x58515066u;	/* "XQPf" */
+constexpr unsigned char kPoison = 0x6b;
+
+struct AllocHeader {
+	unsigned long magic;
+	std::size_t size;
+	alignas(16) unsigned char data[];
+};
+
+std::atomic<long> live_allocs{0};
+std::atomic<long> alloc_calls{0};
+std::atomic<long> fail_after{-1};
+std::atomic<long> warn_count{0};
+
+/* Per-thread atomic-context depth: spinlocks held + RCU read nesting. */
+thread_local int spin_depth;
+thread_local int rcu_depth;
+
+[[noreturn]] void die(const char *what)
+{
+	std::fprintf(stderr, "xqp host seam: %s\n", what);
+	std::abort();
+}
+
+void check_may_sleep(const char *what)
+{
+	if (spin_depth)
+		die(what);
+	if (rcu_depth)
+		die(what);
+}
+
+struct HostSpin {
+	pthread_mutex_t m;
+	pthread_t owner;
+	int held;
+	int cls;
+};
+static_assert(sizeof(HostSpin) <= sizeof(xqp_spinlock));
+
+struct HostMutex {
+	pthread_mutex_t m;
+	pthread_t owner;
+	int held;
+	int cls;
+};
+static_assert(sizeof(HostMutex) <= sizeof(xqp_mutex));
+
+pthread_rwlock_t rcu_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+struct Callback {
+	xqp_rcu_head *head;
+	xqp_rcu_callback_t func;
+};
+
+struct RcuWorker {
+	std::mutex m;
+	std::condition_variable cv;
+	std::condition_variable idle;
+	std::deque<Callback> pending;
+	bool busy = false;
+	std::once_flag started;
+};
+RcuWorker *worker;
+
+void rcu_worker_loop()
+{
+	for (;;) {
+		std::deque<Callback> batch;
+		{
+			std::unique_lock<std::mutex> l(worker->m);
+			worker->cv.wait(l, [] { return !worker->pending.empty(); });
+			batch.swap(worker->pending);
+			worker->busy = true;
+		}
+		xqp_synchronize_rcu();
+		for (Callback &c : batch)
+			c.func(c.head);
+		std::lock_guard<std::mutex> l(worker->m);
+		worker->busy = false;
+		if (worker->pending.empty())
+			worker->idle.notify_all();
+	}
+}
+
+void rcu_worker_start()
+{
+	static std::once_flag once;
+	std::call_once(once, [] {
+		worker = new RcuWorker;
+		std::thread(rcu_worker_loop).detach();
+	});
+}
+
+} // namespace
+
+long xqp_host_live_allocs() { return live_allocs.load(); }
+void xqp_host_fail_alloc_after(long n) { fail_after.store(n); }
+long xqp_host_alloc_calls() { return alloc_calls.load(); }
+long xqp_host_warn_count() { return warn_count.load(); }
+
+extern "C" {
+
+void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
+{
+	if (gfp == XQP_GFP_KERNEL)
+		check_may_sleep("GFP_KERNEL allocation in atomic context");
+	else if (gfp != XQP_GFP_ATOMIC)
+		die("allocation with an unknown gfp");
+	alloc_calls++;
+	long f = fail_after.load();
+	if (f >= 0 && fail_after.fetch_sub(1) == 0)
+		return nullptr;
+	auto *h = static_cast<AllocHeader *>(std::calloc(1, sizeof(AllocHeader) + size));
+	if (!h)
+		return nullptr;
+	h->magic = kMagicLive;
+	h->size = size;
+	live_allocs++;
+	return h->data;
+}
+
+void xqp_free(void *p)
+{
+	if (!p)
+		return;
+	auto *h = reinterpret_cast<AllocHeader *>(static_cast<unsigned char *>(p) -
+						  offsetof(AllocHeader, data));
+	if (h->magic == kMagicFreed)
+		die("double free");
+	if (h->magic != kMagicLive)
+		die("free of memory not from xqp_zalloc");
+	h->magic = kMagicFreed;
+	std::memset(h->data, kPoison, h->size);
+	live_allocs--;
+	std::free(h);
+}
+
+void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
+{
+	auto *s = reinterpret_cast<HostSpin *>(l);
+	pthread_mutex_init(&s->m, nullptr);
+	s->held = 0;
+	s->cls = cls;
+}
+
+unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l)
+{
+	auto *s = reinterpret_cast<HostSpin *>(l);
+	if (s->held && pthread_equal(s->owner, pthread_self()))
+		die("spinlock recursion");
+	pthread_mutex_lock(&s->m);
+	s->owner = pthread_self();
+	s->held = 1;
+	spin_depth++;
+	return 0x200;
+}
+
+void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
+{
+	auto *s = reinterpret_cast<HostSpin *>(l);
+	if (flags != 0x200)
+		die("spin_unlock_irqrestore with foreign flags");
+	if (!s->held || !pthread_equal(s->owner, pthread_self()))
+		die("spin_unlock by a thread that does not hold it");
+	s->held = 0;
+	spin_depth--;
+	pthread_mutex_unlock(&s->m);
+}
+
+void xqp_assert_spin_held(struct xqp_spinlock *l)
+{
+	auto *s = reinterpret_cast<HostSpin *>(l);
+	if (!s->held || !pthread_equal(s->owner, pthread_self()))
+		die("spinlock not held");
+}
+
+void xqp_mutex_init(struct xqp_mutex *m, enum xqp_lock_class cls)
+{
+	auto *x = reinterpret_cast<HostMutex *>(m);
+	pthread_mutex_init(&x->m, nullptr);
+	x->held = 0;
+	x->cls = cls;
+}
+
+void xqp_mutex_lock(struct xqp_mutex *m)
+{
+	auto *x = reinterpret_cast<HostMutex *>(m);
+	check_may_sleep("mutex_lock in atomic context");
+	if (x->held && pthread_equal(x->owner, pthread_self()))
+		die("mutex recursion");
+	pthread_mutex_lock(&x->m);
+	x->owner = pthread_self();
+	x->held = 1;
+}
+
+void xqp_mutex_unlock(struct xqp_mutex *m)
+{
+	auto *x = reinterpret_cast<HostMutex *>(m);
+	if (!x->held || !pthread_equal(x->owner, pthread_self()))
+		die("mutex_unlock by a thread that does not hold it");
+	x->held = 0;
+	pthread_mutex_unlock(&x->m);
+}
+
+void xqp_mutex_destroy(struct xqp_mutex *m)
+{
+	auto *x = reinterpret_cast<HostMutex *>(m);
+	if (x->held)
+		die("destroying a held mutex");
+	pthread_mutex_destroy(&x->m);
+}
+
+void xqp_rcu_read_lock(void)
+{
+	if (rcu_depth++ == 0)
+		pthread_rwlock_rdlock(&rcu_lock);
+}
+
+void xqp_rcu_read_unlock(void)
+{
+	if (rcu_depth <= 0)
+		die("rcu_read_unlock without lock");
+	if (--rcu_depth == 0)
+		pthread_rwlock_unlock(&rcu_lock);
+}
+
+void xqp_synchronize_rcu(void)
+{
+	check_may_sleep("synchronize_rcu in atomic context");
+	pthread_rwlock_wrlock(&rcu_lock);
+	pthread_rwlock_unlock(&rcu_lock);
+}
+
+void xqp_call_rcu(struct xqp_rcu_head *head, xqp_rcu_callback_t func)
+{
+	rcu_worker_start();
+	std::lock_guard<std::mutex> l(worker->m);
+	worker->pending.push_back(Callback{head, func});
+	worker->cv.notify_one();
+}
+
+void xqp_rcu_barrier(void)
+{
+	check_may_sleep("rcu_barrier in atomic context");
+	rcu_worker_start();
+	std::unique_lock<std::mutex> l(worker->m);
+	worker->idle.wait(l, [] { return worker->pending.empty() && !worker->busy; });
+}
+
+void xqp_might_sleep(void)
+{
+	check_may_sleep("might_sleep in atomic context");
+}
+
+void xqp_cpu_relax(void)
+{
+	sched_yield();
+}
+
+void xqp_bug(const char *file, int line, const char *what)
+{
+	std::fprintf(stderr, "xqp: BUG at %s:%d: %s\n", file, line, what);
+	std::abort();
+}
+
+void xqp_warn(const char *file, int line, const char *what)
+{
+	warn_count++;
+	std::fprintf(stderr, "xqp: WARNING at %s:%d: %s\n", file, line, what);
+}
+
+void xqp_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	std::vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+} // extern "C"
