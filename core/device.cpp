@@ -39,6 +39,7 @@ extern "C" struct xqp_device *xqp_register_device(const char *name,
 	for (; name[i] && i < sizeof(dev->name) - 1; i++)
 		dev->name[i] = name[i];
 	dev->name[i] = '\0';
+	registry_add(dev);
 	return dev;
 }
 
@@ -111,6 +112,7 @@ static void detach_all(xqp_device *dev)
 
 extern "C" void xqp_unregister_device(struct xqp_device *dev)
 {
+	registry_remove(dev);	/* clients destroy what their users hold */
 	dev->dead.store(1);
 	detach_all(dev);
 	/* Handles may still be in their RCU grace period: let them go first. */

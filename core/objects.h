@@ -45,6 +45,8 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	xqp::Atomic<xqp::u32> refs{1};
 	xqp::Atomic<xqp::u32> dead;
 	xqp::Mutex<xqp_device_objects> objects{XQP_LOCK_DEVICE};
+	xqp_device *next_registered;		/* registry lock */
+	void *client_data[XQP_MAX_CLIENTS];	/* registry lock */
 
 	bool alive() const { return !dead.load(); }
 	void get() { refs.inc(); }
@@ -153,6 +155,10 @@ struct Handle : Allocated {
 	/* No event handler call after this returns; memory freed after a grace. */
 	void retire();
 };
+
+/* Device registry (registry.cpp): clients hear of devices coming and going. */
+void registry_add(xqp_device *dev);
+void registry_remove(xqp_device *dev);
 
 /* Drops what an ordinary QP took on its PD, CQs and SRQ at creation. */
 void qp_uses_put(RealQp *qp);

@@ -1,68 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xqp module glue: creates the soft devices and, with selftest=1, runs the
- * shared-QP self-test at load (the check used on kernels without KUnit).
+ * xqp.ko: the core (C++), its kernel seam and the C API exports. Drivers
+ * (xqp_soft.ko first) register devices with it; clients hear of them.
  */
-#include <linux/err.h>
-#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
-#include "soft/soft.h"
-#include "selftest.h"
-
-#define XQP_MAX_SOFT 8
-
-static unsigned int soft_devices = 1;
-module_param(soft_devices, uint, 0444);
-MODULE_PARM_DESC(soft_devices, "number of soft devices to create (0-8, default 1)");
-
-static bool selftest;
-module_param(selftest, bool, 0444);
-MODULE_PARM_DESC(selftest, "run the shared-QP self-test at load, narrating each step");
-
-static struct xqp_soft *xqp_softs[XQP_MAX_SOFT];
-
-static void xqp_destroy_softs(unsigned int n)
-{
-	while (n--)
-		xqp_soft_destroy(xqp_softs[n]);
-}
-
 static int __init xqp_init(void)
 {
-	char name[16];
-	unsigned int i;
-	int ret;
-
-	if (soft_devices > XQP_MAX_SOFT)
-		return -EINVAL;
-	for (i = 0; i < soft_devices; i++) {
-		snprintf(name, sizeof(name), "xqp_soft%u", i);
-		xqp_softs[i] = xqp_soft_create(name, NULL);
-		if (IS_ERR(xqp_softs[i])) {
-			ret = PTR_ERR(xqp_softs[i]);
-			goto err_softs;
-		}
-	}
-	if (selftest) {
-		ret = xqp_selftest_run();
-		if (ret)
-			goto err_softs;
-	}
-	pr_info("xqp: loaded, %u soft device(s)\n", soft_devices);
+	pr_info("xqp: core loaded\n");
 	return 0;
-
-err_softs:
-	xqp_destroy_softs(i);
-	rcu_barrier();
-	return ret;
 }
 
 static void __exit xqp_exit(void)
 {
-	xqp_destroy_softs(soft_devices);
-	/* The core frees handles and QPs from RCU callbacks in this module. */
+	/* Handles and QPs are freed by RCU callbacks that live in this module. */
 	rcu_barrier();
 }
 

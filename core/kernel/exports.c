@@ -39,3 +39,6 @@ EXPORT_SYMBOL_GPL(xqp_qp_handle_count);
 EXPORT_SYMBOL_GPL(xqp_qp_xrcd);
 EXPORT_SYMBOL_GPL(xqp_modify_qp_is_ok);
 EXPORT_SYMBOL_GPL(xqp_object_sizes);
+EXPORT_SYMBOL_GPL(xqp_register_client);
+EXPORT_SYMBOL_GPL(xqp_unregister_client);
+EXPORT_SYMBOL_GPL(xqp_get_client_data);

@@ -2,9 +2,11 @@
 /*
  * The platform seam, kernel side: core/include/xqp/seam.h on Linux
  * primitives. Lock classes are per kind (one lockdep key each), so lockdep
- * tells the XRCD, QP and handle locks apart.
+ * tells the XRCD, QP and handle locks apart. Exported for drivers built on
+ * the seam (drivers/soft).
  */
 #include <linux/bug.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
@@ -16,6 +18,8 @@
 
 const xqp_gfp_t XQP_GFP_KERNEL = (__force xqp_gfp_t)GFP_KERNEL;
 const xqp_gfp_t XQP_GFP_ATOMIC = (__force xqp_gfp_t)GFP_ATOMIC;
+EXPORT_SYMBOL_GPL(XQP_GFP_KERNEL);
+EXPORT_SYMBOL_GPL(XQP_GFP_ATOMIC);
 
 static_assert(sizeof(struct xqp_spinlock) >= sizeof(spinlock_t));
 static_assert(sizeof(struct xqp_mutex) >= sizeof(struct mutex));
@@ -40,11 +44,13 @@ void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
 {
 	return kzalloc(size, (__force gfp_t)gfp);
 }
+EXPORT_SYMBOL_GPL(xqp_zalloc);
 
 void xqp_free(void *p)
 {
 	kfree(p);
 }
+EXPORT_SYMBOL_GPL(xqp_free);
 
 void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
 {
@@ -53,6 +59,7 @@ void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
 	spin_lock_init(s);
 	lockdep_set_class_and_name(s, &xqp_lock_keys[cls], xqp_lock_names[cls]);
 }
+EXPORT_SYMBOL_GPL(xqp_spin_init);
 
 unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l)
 {
@@ -61,16 +68,19 @@ unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l)
 	spin_lock_irqsave((spinlock_t *)l, flags);
 	return flags;
 }
+EXPORT_SYMBOL_GPL(xqp_spin_lock_irqsave);
 
 void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
 {
 	spin_unlock_irqrestore((spinlock_t *)l, flags);
 }
+EXPORT_SYMBOL_GPL(xqp_spin_unlock_irqrestore);
 
 void xqp_assert_spin_held(struct xqp_spinlock *l)
 {
 	lockdep_assert_held((spinlock_t *)l);
 }
+EXPORT_SYMBOL_GPL(xqp_assert_spin_held);
 
 void xqp_mutex_init(struct xqp_mutex *m, enum xqp_lock_class cls)
 {
@@ -79,31 +89,51 @@ void xqp_mutex_init(struct xqp_mutex *m, enum xqp_lock_class cls)
 	mutex_init(mx);
 	lockdep_set_class_and_name(mx, &xqp_lock_keys[cls], xqp_lock_names[cls]);
 }
+EXPORT_SYMBOL_GPL(xqp_mutex_init);
 
 void xqp_mutex_lock(struct xqp_mutex *m)
 {
 	mutex_lock((struct mutex *)m);
 }
+EXPORT_SYMBOL_GPL(xqp_mutex_lock);
 
 void xqp_mutex_unlock(struct xqp_mutex *m)
 {
 	mutex_unlock((struct mutex *)m);
 }
+EXPORT_SYMBOL_GPL(xqp_mutex_unlock);
 
 void xqp_mutex_destroy(struct xqp_mutex *m)
 {
 	mutex_destroy((struct mutex *)m);
 }
+EXPORT_SYMBOL_GPL(xqp_mutex_destroy);
+
+static DEFINE_MUTEX(xqp_registry_mutex);
+
+void xqp_registry_lock(void)
+{
+	mutex_lock(&xqp_registry_mutex);
+}
+EXPORT_SYMBOL_GPL(xqp_registry_lock);
+
+void xqp_registry_unlock(void)
+{
+	mutex_unlock(&xqp_registry_mutex);
+}
+EXPORT_SYMBOL_GPL(xqp_registry_unlock);
 
 void xqp_rcu_read_lock(void)
 {
 	rcu_read_lock();
 }
+EXPORT_SYMBOL_GPL(xqp_rcu_read_lock);
 
 void xqp_rcu_read_unlock(void)
 {
 	rcu_read_unlock();
 }
+EXPORT_SYMBOL_GPL(xqp_rcu_read_unlock);
 
 static void xqp_rcu_trampoline(struct rcu_head *rh)
 {
@@ -119,37 +149,44 @@ void xqp_call_rcu(struct xqp_rcu_head *head, xqp_rcu_callback_t func)
 	h->func = func;
 	call_rcu(&h->rh, xqp_rcu_trampoline);
 }
+EXPORT_SYMBOL_GPL(xqp_call_rcu);
 
 void xqp_synchronize_rcu(void)
 {
 	synchronize_rcu();
 }
+EXPORT_SYMBOL_GPL(xqp_synchronize_rcu);
 
 void xqp_rcu_barrier(void)
 {
 	rcu_barrier();
 }
+EXPORT_SYMBOL_GPL(xqp_rcu_barrier);
 
 void xqp_might_sleep(void)
 {
 	might_sleep();
 }
+EXPORT_SYMBOL_GPL(xqp_might_sleep);
 
 void xqp_cpu_relax(void)
 {
 	cpu_relax();
 }
+EXPORT_SYMBOL_GPL(xqp_cpu_relax);
 
 void xqp_bug(const char *file, int line, const char *what)
 {
 	pr_crit("xqp: BUG at %s:%d: %s\n", file, line, what);
 	BUG();
 }
+EXPORT_SYMBOL_GPL(xqp_bug);
 
 void xqp_warn(const char *file, int line, const char *what)
 {
 	WARN(1, "xqp: %s:%d: %s\n", file, line, what);
 }
+EXPORT_SYMBOL_GPL(xqp_warn);
 
 void xqp_log(const char *fmt, ...)
 {
@@ -159,3 +196,4 @@ void xqp_log(const char *fmt, ...)
 	vprintk(fmt, ap);
 	va_end(ap);
 }
+EXPORT_SYMBOL_GPL(xqp_log);

@@ -7,6 +7,7 @@
 
 extern "C" {
 #include "xqp/driver.h"
+#include "xqp/seam.h"
 #include "soft/soft.h"
 }
 #include "seam_host.h"

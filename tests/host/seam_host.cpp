@@ -245,6 +245,19 @@ void xqp_mutex_destroy(struct xqp_mutex *m)
 	pthread_mutex_destroy(&x->m);
 }
 
+static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void xqp_registry_lock(void)
+{
+	check_may_sleep("registry lock in atomic context");
+	pthread_mutex_lock(&registry_mutex);
+}
+
+void xqp_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_mutex);
+}
+
 void xqp_rcu_read_lock(void)
 {
 	if (rcu_depth++ == 0)

@@ -81,6 +81,24 @@ struct xqp_device *xqp_register_device(const char *name,
  */
 void xqp_unregister_device(struct xqp_device *dev);
 
+/*
+ * Clients (like ib_client): told of every device added and removed. The
+ * uverbs char device is one. add() returns the client's data for the device
+ * (NULL or ERR_PTR: the client skips that device); remove() is called before
+ * the device's objects are torn down, so a client can destroy what its users
+ * still hold through the ordinary calls. Both may sleep.
+ */
+struct xqp_client {
+	const char *name;
+	void *(*add)(struct xqp_device *dev);
+	void (*remove)(struct xqp_device *dev, void *client_data);
+	int id;		/* core-private */
+};
+#define XQP_MAX_CLIENTS 4
+int xqp_register_client(struct xqp_client *client);	/* 0, -ENOSPC */
+void xqp_unregister_client(struct xqp_client *client);
+void *xqp_get_client_data(struct xqp_device *dev, struct xqp_client *client);
+
 /* Async events from the driver; callable from any context (no sleeping). */
 void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type);
 

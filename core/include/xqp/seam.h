@@ -52,6 +52,10 @@ void xqp_mutex_lock(struct xqp_mutex *m);
 void xqp_mutex_unlock(struct xqp_mutex *m);
 void xqp_mutex_destroy(struct xqp_mutex *m);
 
+/* The one global lock: device and client registration (never on a verb path). */
+void xqp_registry_lock(void);
+void xqp_registry_unlock(void);
+
 /* ---- RCU -------------------------------------------------------------- */
 struct xqp_rcu_head {
 	void *opaque[3];	/* a struct rcu_head + the callback */

@@ -11,7 +11,7 @@
 #include <linux/string.h>
 
 #include "soft/soft.h"
-#include "selftest.h"
+#include "soft/selftest.h"
 
 struct st_events {
 	struct xqp_qp *seen[4];
