@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* GoogleTest fixture: a soft device on the strict host seam, leak-checked. */
+/*
+ * GoogleTest fixture: a fresh soft device on the strict host seam per test.
+ * TearDown removes the device, waits for RCU callbacks and fails the test on
+ * any leaked allocation or core warning.
+ */
 #ifndef XQP_TEST_FIXTURE_H
 #define XQP_TEST_FIXTURE_H
 
@@ -12,10 +16,13 @@ extern "C" {
 }
 #include "seam_host.h"
 
+using u32 = xqp_u32;
+
 class Core : public ::testing::Test {
 protected:
 	void SetUp() override
 	{
+		xqp_rcu_barrier();
 		allocs_before_ = xqp_host_live_allocs();
 		warns_before_ = xqp_host_warn_count();
 		soft_ = xqp_soft_create("xqp_soft_test", nullptr);
@@ -24,12 +31,61 @@ protected:
 	void TearDown() override
 	{
 		xqp_host_fail_alloc_after(-1);
-		xqp_soft_destroy(soft_);
+		if (soft_) {
+			xqp_soft_counts_check();
+			remove_device();
+		}
 		xqp_rcu_barrier();
 		EXPECT_EQ(xqp_host_live_allocs(), allocs_before_) << "leaked allocations";
 		EXPECT_EQ(xqp_host_warn_count(), warns_before_) << "core warnings";
 	}
+
 	xqp_device *dev() { return xqp_soft_device(soft_); }
+	void remove_device()
+	{
+		xqp_soft_destroy(soft_);
+		soft_ = nullptr;
+	}
+	struct xqp_soft_counts counts()
+	{
+		struct xqp_soft_counts c = {};
+		xqp_soft_counts(soft_, &c);
+		return c;
+	}
+	/* A test that ends normally has destroyed everything it made. */
+	void xqp_soft_counts_check()
+	{
+		struct xqp_soft_counts c = counts();
+		EXPECT_EQ(c.pd + c.cq + c.xrcd + c.srq + c.qp, 0u) << "driver objects left";
+	}
+	xqp_xrcd *xrcd()
+	{
+		xqp_xrcd *x = xqp_alloc_xrcd(dev());
+		EXPECT_FALSE(xqp_is_err(x));
+		return x;
+	}
+	xqp_qp *create_tgt(xqp_xrcd *x, xqp_event_handler_t handler = nullptr,
+			   void *ctx = nullptr)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = XQP_QPT_XRC_TGT;
+		init.xrcd = x;
+		init.event_handler = handler;
+		init.qp_context = ctx;
+		xqp_qp *h = xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "test");
+		EXPECT_FALSE(xqp_is_err(h)) << xqp_ptr_err(h);
+		return h;
+	}
+	static xqp_qp *open(xqp_xrcd *x, u32 qpn, xqp_event_handler_t handler = nullptr,
+			    void *ctx = nullptr)
+	{
+		xqp_qp_open_attr oa = {};
+		oa.qp_num = qpn;
+		oa.qp_type = XQP_QPT_XRC_TGT;
+		oa.event_handler = handler;
+		oa.qp_context = ctx;
+		return xqp_open_qp(x, &oa);
+	}
 
 	xqp_soft *soft_ = nullptr;
 	long allocs_before_ = 0;
