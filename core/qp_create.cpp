@@ -22,8 +22,12 @@ void xqp::qp_uses_put(RealQp *qp)
 	qp_uses(qp, false);
 }
 
-static bool known_type(xqp_qp_type t)
+/* Reads the type as the integer a C caller may have stored (any value). */
+static bool known_type(const xqp_qp_type *type)
 {
+	int t;
+
+	__builtin_memcpy(&t, type, sizeof(t));
 	switch (t) {
 	case XQP_QPT_RC:
 	case XQP_QPT_UC:
@@ -38,7 +42,7 @@ static bool known_type(xqp_qp_type t)
 /* Objects given with @attr must belong to @dev; XRC_TGT needs an XRCD. */
 static int check_attr(xqp_device *dev, xqp_pd *pd, const xqp_qp_init_attr *attr)
 {
-	if (!known_type(attr->qp_type))
+	if (!known_type(&attr->qp_type))
 		return -XQP_EINVAL;
 	if (attr->qp_type == XQP_QPT_XRC_TGT)
 		return attr->xrcd && attr->xrcd->dev == dev ? 0 : -XQP_EINVAL;

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <sched.h>
 #include <thread>
@@ -64,18 +65,18 @@ void check_may_sleep(const char *what)
 		die(what);
 }
 
+/* owner: the holding thread, 0 when free; read racily by the recursion
+ * check, hence atomic. */
 struct HostSpin {
 	pthread_mutex_t m;
-	pthread_t owner;
-	int held;
+	std::atomic<pthread_t> owner;
 	int cls;
 };
 static_assert(sizeof(HostSpin) <= sizeof(xqp_spinlock));
 
 struct HostMutex {
 	pthread_mutex_t m;
-	pthread_t owner;
-	int held;
+	std::atomic<pthread_t> owner;
 	int cls;
 };
 static_assert(sizeof(HostMutex) <= sizeof(xqp_mutex));
@@ -174,18 +175,17 @@ void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
 {
 	auto *s = reinterpret_cast<HostSpin *>(l);
 	pthread_mutex_init(&s->m, nullptr);
-	s->held = 0;
+	new (&s->owner) std::atomic<pthread_t>(0);
 	s->cls = cls;
 }
 
 unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l)
 {
 	auto *s = reinterpret_cast<HostSpin *>(l);
-	if (s->held && pthread_equal(s->owner, pthread_self()))
+	if (s->owner.load() == pthread_self())
 		die("spinlock recursion");
 	pthread_mutex_lock(&s->m);
-	s->owner = pthread_self();
-	s->held = 1;
+	s->owner.store(pthread_self());
 	spin_depth++;
 	return 0x200;
 }
@@ -195,9 +195,9 @@ void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
 	auto *s = reinterpret_cast<HostSpin *>(l);
 	if (flags != 0x200)
 		die("spin_unlock_irqrestore with foreign flags");
-	if (!s->held || !pthread_equal(s->owner, pthread_self()))
+	if (s->owner.load() != pthread_self())
 		die("spin_unlock by a thread that does not hold it");
-	s->held = 0;
+	s->owner.store(0);
 	spin_depth--;
 	pthread_mutex_unlock(&s->m);
 }
@@ -205,7 +205,7 @@ void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
 void xqp_assert_spin_held(struct xqp_spinlock *l)
 {
 	auto *s = reinterpret_cast<HostSpin *>(l);
-	if (!s->held || !pthread_equal(s->owner, pthread_self()))
+	if (s->owner.load() != pthread_self())
 		die("spinlock not held");
 }
 
@@ -213,7 +213,7 @@ void xqp_mutex_init(struct xqp_mutex *m, enum xqp_lock_class cls)
 {
 	auto *x = reinterpret_cast<HostMutex *>(m);
 	pthread_mutex_init(&x->m, nullptr);
-	x->held = 0;
+	new (&x->owner) std::atomic<pthread_t>(0);
 	x->cls = cls;
 }
 
@@ -221,26 +221,25 @@ void xqp_mutex_lock(struct xqp_mutex *m)
 {
 	auto *x = reinterpret_cast<HostMutex *>(m);
 	check_may_sleep("mutex_lock in atomic context");
-	if (x->held && pthread_equal(x->owner, pthread_self()))
+	if (x->owner.load() == pthread_self())
 		die("mutex recursion");
 	pthread_mutex_lock(&x->m);
-	x->owner = pthread_self();
-	x->held = 1;
+	x->owner.store(pthread_self());
 }
 
 void xqp_mutex_unlock(struct xqp_mutex *m)
 {
 	auto *x = reinterpret_cast<HostMutex *>(m);
-	if (!x->held || !pthread_equal(x->owner, pthread_self()))
+	if (x->owner.load() != pthread_self())
 		die("mutex_unlock by a thread that does not hold it");
-	x->held = 0;
+	x->owner.store(0);
 	pthread_mutex_unlock(&x->m);
 }
 
 void xqp_mutex_destroy(struct xqp_mutex *m)
 {
 	auto *x = reinterpret_cast<HostMutex *>(m);
-	if (x->held)
+	if (x->owner.load())
 		die("destroying a held mutex");
 	pthread_mutex_destroy(&x->m);
 }
