@@ -1,0 +1,1160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xqp_soft: the software device. It implements every op of struct
+ * xqp_device_ops the way rxe does for its control path: capability checks
+ * against the device limits, granted capabilities reported back, QP state
+ * changes validated with the IB spec table, attributes kept and queried.
+ * No data moves.
+ *
+ * Locking: soft->lock (a spinlock, class XQP_LOCK_SOFT) protects the object
+ * counts and both number tables; each QP's own lock protects its state and
+ * attributes. The two are never held together. Nothing allocates or frees
+ * under a spinlock. Fault injection and call counts use atomics. Events are
+ * delivered under no soft lock: a QP's event_refs keeps it alive meanwhile.
+ *
+ * Numbers (QP numbers, SRQ numbers) come from a two-level table covering the
+ * 24-bit space: 4096 leaves of 4096 object pointers (32 KiB each), allocated
+ * when a number in their range is first handed out and released when their
+ * last number is freed (one empty leaf is kept as a spare, so that creating
+ * and destroying in a loop allocates nothing). The table maps a number to
+ * its object (raise_qp_event looks QPs up by number) and allocation is
+ * cursor-based: a search starts after the last number handed out and wraps
+ * around, so a freed number comes back only after the cursor has gone round
+ * the whole space. Full leaves are skipped whole, so a wrap costs at most
+ * one visit per slot: O(1) amortised while the space is not nearly full.
+ */
+#include "xqp/driver.h"
+#include "xqp/seam.h"
+#include "soft.h"
+
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
+
+#define SOFT_NUM_BITS		24
+#define SOFT_NUM_SPACE		(1U << SOFT_NUM_BITS)
+#define SOFT_NUM_MASK		(SOFT_NUM_SPACE - 1)
+#define SOFT_LEAF_SHIFT		12
+#define SOFT_LEAF_SLOTS		(1U << SOFT_LEAF_SHIFT)
+#define SOFT_LEAF_MASK		(SOFT_LEAF_SLOTS - 1)
+#define SOFT_LEAVES		(SOFT_NUM_SPACE >> SOFT_LEAF_SHIFT)
+
+#define SOFT_PORT_CNT		1
+#define SOFT_SGE_SIZE		16	/* sizeof(struct ib_sge) */
+#define SOFT_VENDOR_ID		0xffffff
+#define SOFT_GUID_BASE		0x0258515000000000ULL	/* 02:"XQP":... */
+#define SOFT_ACCESS_SUPPORTED	0xfU	/* local write, remote write/read/atomic */
+#define SOFT_IB_MTU_256		1
+#define SOFT_IB_MTU_4096	5
+#define SOFT_MIG_ARMED		2
+
+struct soft_leaf {
+	void *slot[SOFT_LEAF_SLOTS];
+};
+
+/* A map from 24-bit numbers to objects, with a cursor-based allocator. */
+struct soft_numtab {
+	xqp_u32 first;			/* lowest number handed out */
+	xqp_u32 cursor;			/* where the next search starts */
+	struct soft_leaf **leaf;	/* SOFT_LEAVES entries, NULL when empty */
+	xqp_u16 *used;			/* numbers in use per leaf */
+	struct soft_leaf *spare;	/* an all-NULL leaf, ready to install */
+};
+
+struct soft_inject {
+	int countdown;			/* fires when it drops to 0 */
+	int err;
+};
+
+struct xqp_soft {
+	struct xqp_device *dev;
+	struct xqp_soft_limits lim;
+	xqp_u64 node_guid;
+
+	struct xqp_spinlock lock;	/* counts, qpns, srqns */
+	struct xqp_soft_counts counts;
+	struct soft_numtab qpns;
+	struct soft_numtab srqns;
+
+	struct soft_inject inject[XQP_SOFT_OP_COUNT];
+	xqp_u64 calls[XQP_SOFT_OP_COUNT];
+};
+
+/* PDs and XRCDs: nothing but their owner. */
+struct soft_obj {
+	struct xqp_soft *soft;
+};
+
+struct soft_cq {
+	struct soft_obj obj;
+	int cqe;
+};
+
+struct soft_srq {
+	struct soft_obj obj;
+	enum xqp_srq_type type;
+	xqp_u32 srq_num;
+	struct xqp_srq_attr attr;
+	void *pd;
+	void *xrcd;
+	void *cq;
+};
+
+struct soft_qp {
+	struct soft_obj obj;
+	enum xqp_qp_type type;
+	enum xqp_sig_type sq_sig_type;
+	xqp_u32 qp_num;
+	struct xqp_qp *core_qp;
+	int event_refs;			/* events being delivered */
+	void *pd;
+	void *send_cq;
+	void *recv_cq;
+	void *srq;
+	void *xrcd;
+
+	struct xqp_spinlock lock;	/* attr */
+	struct xqp_qp_attr attr;
+};
+
+static unsigned int soft_instances;
+
+static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
+{
+	return a < b ? a : b;
+}
+
+/* ---- fault injection ---------------------------------------------------- */
+
+/*
+ * Every op starts here: counts the call and returns the injected error if
+ * this is the call xqp_soft_inject() armed, else 0.
+ */
+static int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op)
+{
+	struct soft_inject *inj = &soft->inject[op];
+
+	__atomic_fetch_add(&soft->calls[op], 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&inj->countdown, __ATOMIC_ACQUIRE) <= 0)
+		return 0;
+	if (__atomic_sub_fetch(&inj->countdown, 1, __ATOMIC_ACQ_REL) != 0)
+		return 0;
+	return __atomic_load_n(&inj->err, __ATOMIC_RELAXED);
+}
+
+/**
+ * xqp_soft_inject - make one future call of an op fail.
+ * @soft: the soft device.
+ * @op: which op.
+ * @err: the negative errno the call returns; 0 disarms a pending injection.
+ * @after: how many calls of @op succeed first; the (@after + 1)-th fails.
+ *
+ * One shot: the call after the failing one behaves normally again. The
+ * failing call changes nothing (a failing destroy leaves its object intact).
+ * Re-arming replaces a pending injection of the same op.
+ *
+ * Context: any.
+ */
+void xqp_soft_inject(struct xqp_soft *soft, enum xqp_soft_op op, int err,
+		     unsigned int after)
+{
+	struct soft_inject *inj;
+	int countdown;
+
+	if (XQP_WARN_ON((unsigned int)op >= XQP_SOFT_OP_COUNT))
+		return;
+	inj = &soft->inject[op];
+	countdown = after >= 0x7fffffffU ? 0x7fffffff : (int)after + 1;
+	__atomic_store_n(&inj->countdown, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&inj->err, err, __ATOMIC_RELAXED);
+	if (err)
+		__atomic_store_n(&inj->countdown, countdown, __ATOMIC_RELEASE);
+}
+
+/**
+ * xqp_soft_op_calls - how many times an op has been called.
+ * @soft: the soft device.
+ * @op: which op.
+ *
+ * Counts every call since the device was created, failed ones included.
+ *
+ * Context: any.
+ * Return: the count.
+ */
+xqp_u64 xqp_soft_op_calls(struct xqp_soft *soft, enum xqp_soft_op op)
+{
+	if (XQP_WARN_ON((unsigned int)op >= XQP_SOFT_OP_COUNT))
+		return 0;
+	return __atomic_load_n(&soft->calls[op], __ATOMIC_RELAXED);
+}
+
+/* ---- number tables ------------------------------------------------------ */
+
+static int soft_numtab_init(struct soft_numtab *tab, xqp_u32 first)
+{
+	tab->first = first;
+	tab->cursor = first;
+	tab->spare = NULL;
+	tab->leaf = xqp_zalloc(SOFT_LEAVES * sizeof(*tab->leaf), XQP_GFP_KERNEL);
+	if (!tab->leaf)
+		goto err;
+	tab->used = xqp_zalloc(SOFT_LEAVES * sizeof(*tab->used), XQP_GFP_KERNEL);
+	if (!tab->used)
+		goto err_free_leaf;
+	return 0;
+
+err_free_leaf:
+	xqp_free(tab->leaf);
+	tab->leaf = NULL;
+err:
+	return -XQP_ENOMEM;
+}
+
+/* Frees the table; objects still in it are not the table's to free. */
+static void soft_numtab_free(struct soft_numtab *tab)
+{
+	xqp_u32 i;
+
+	for (i = 0; i < SOFT_LEAVES; i++)
+		if (tab->leaf[i])
+			xqp_free(tab->leaf[i]);
+	if (tab->spare)
+		xqp_free(tab->spare);
+	xqp_free(tab->used);
+	xqp_free(tab->leaf);
+}
+
+/*
+ * Hands out the first free number at or after the cursor, wrapping from the
+ * top of the space to tab->first, and maps it to @obj (non-NULL). A number in
+ * an absent leaf needs tab->spare. Caller holds soft->lock.
+ *
+ * Return: 0 and *@num; -EAGAIN if a spare leaf is needed; -ENOSPC if full.
+ */
+static int soft_numtab_alloc(struct soft_numtab *tab, void *obj, xqp_u32 *num)
+{
+	xqp_u32 n = tab->cursor;
+	xqp_u32 left = SOFT_NUM_SPACE;
+	struct soft_leaf *leaf;
+	xqp_u32 li, off, step;
+
+	while (left) {
+		if (n >= SOFT_NUM_SPACE)
+			n = tab->first;
+		li = n >> SOFT_LEAF_SHIFT;
+		off = n & SOFT_LEAF_MASK;
+		step = SOFT_LEAF_SLOTS - off;
+		leaf = tab->leaf[li];
+		if (!leaf) {
+			if (!tab->spare)
+				return -XQP_EAGAIN;
+			leaf = tab->spare;
+			tab->spare = NULL;
+			tab->leaf[li] = leaf;
+			goto found;
+		}
+		if (tab->used[li] < SOFT_LEAF_SLOTS) {
+			for (; off < SOFT_LEAF_SLOTS; off++)
+				if (!leaf->slot[off])
+					goto found;
+		}
+		n += step;
+		left -= soft_min(step, left);
+	}
+	return -XQP_ENOSPC;
+
+found:
+	leaf->slot[off] = obj;
+	tab->used[li]++;
+	*num = (li << SOFT_LEAF_SHIFT) | off;
+	tab->cursor = *num + 1;
+	return 0;
+}
+
+static void *soft_numtab_find(struct soft_numtab *tab, xqp_u32 num)
+{
+	struct soft_leaf *leaf;
+
+	if (num >= SOFT_NUM_SPACE)
+		return NULL;
+	leaf = tab->leaf[num >> SOFT_LEAF_SHIFT];
+	return leaf ? leaf->slot[num & SOFT_LEAF_MASK] : NULL;
+}
+
+/*
+ * Unmaps @num. Caller holds soft->lock.
+ * Return: a leaf the caller must free after unlocking, or NULL.
+ */
+static struct soft_leaf *soft_numtab_remove(struct soft_numtab *tab, xqp_u32 num)
+{
+	xqp_u32 li = num >> SOFT_LEAF_SHIFT;
+	struct soft_leaf *leaf = tab->leaf[li];
+
+	if (XQP_WARN_ON(!leaf || !leaf->slot[num & SOFT_LEAF_MASK]))
+		return NULL;
+	leaf->slot[num & SOFT_LEAF_MASK] = NULL;
+	if (--tab->used[li])
+		return NULL;
+	tab->leaf[li] = NULL;
+	if (!tab->spare) {
+		tab->spare = leaf;
+		return NULL;
+	}
+	return leaf;
+}
+
+/*
+ * Counts a new object of a kind limited to @max and gives it a number in
+ * @tab. Allocates a leaf (outside the lock) when the table needs one.
+ */
+static int soft_num_insert(struct xqp_soft *soft, struct soft_numtab *tab,
+			   xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num)
+{
+	struct soft_leaf *leaf = NULL;
+	unsigned long flags;
+	int err;
+
+	for (;;) {
+		flags = xqp_spin_lock_irqsave(&soft->lock);
+		if (leaf && !tab->spare) {
+			tab->spare = leaf;
+			leaf = NULL;
+		}
+		if (*count >= max)
+			err = -XQP_ENOMEM;
+		else
+			err = soft_numtab_alloc(tab, obj, num);
+		if (!err)
+			(*count)++;
+		xqp_spin_unlock_irqrestore(&soft->lock, flags);
+
+		if (err != -XQP_EAGAIN)
+			break;
+		if (!leaf) {
+			leaf = xqp_zalloc(sizeof(*leaf), XQP_GFP_KERNEL);
+			if (!leaf)
+				return -XQP_ENOMEM;
+		}
+	}
+	if (leaf)
+		xqp_free(leaf);
+	return err;
+}
+
+static void soft_num_remove(struct xqp_soft *soft, struct soft_numtab *tab,
+			    xqp_u32 *count, xqp_u32 num)
+{
+	struct soft_leaf *leaf;
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	leaf = soft_numtab_remove(tab, num);
+	XQP_WARN_ON(!*count);
+	(*count)--;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	if (leaf)
+		xqp_free(leaf);
+}
+
+/* ---- counted objects without numbers (PD, CQ, XRCD) --------------------- */
+
+static void *soft_obj_new(struct xqp_soft *soft, xqp_size_t size,
+			  xqp_u32 *count, xqp_u32 max)
+{
+	struct soft_obj *obj;
+	unsigned long flags;
+	int err = 0;
+
+	obj = xqp_zalloc(size, XQP_GFP_KERNEL);
+	if (!obj)
+		return xqp_err_ptr(-XQP_ENOMEM);
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	if (*count >= max)
+		err = -XQP_ENOMEM;
+	else
+		(*count)++;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	if (err) {
+		xqp_free(obj);
+		return xqp_err_ptr(err);
+	}
+	obj->soft = soft;
+	return obj;
+}
+
+static void soft_obj_del(struct xqp_soft *soft, void *p, xqp_u32 *count)
+{
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	XQP_WARN_ON(!*count);
+	(*count)--;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	xqp_free(p);
+}
+
+/* Is @p an object of this device? Catches pointers from another driver. */
+static int soft_owns(struct xqp_soft *soft, const void *p)
+{
+	const struct soft_obj *obj = p;
+
+	return !XQP_WARN_ON(!obj || obj->soft != soft);
+}
+
+/* ---- device ------------------------------------------------------------- */
+
+static int soft_query_device(void *drv, struct xqp_device_attr *attr)
+{
+	struct xqp_soft *soft = drv;
+	const struct xqp_soft_limits *lim = &soft->lim;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_QUERY_DEVICE);
+	if (err)
+		return err;
+
+	*attr = (struct xqp_device_attr) {
+		.device_cap_flags	= XQP_DEVICE_XRC,
+		.vendor_id		= SOFT_VENDOR_ID,
+		.vendor_part_id		= 0,
+		.hw_ver			= 0,
+		.max_qp			= lim->max_qp,
+		.max_qp_wr		= lim->max_qp_wr,
+		.max_send_sge		= lim->max_sge,
+		.max_recv_sge		= lim->max_sge,
+		.max_inline_data	= lim->max_inline,
+		.max_cq			= lim->max_cq,
+		.max_cqe		= lim->max_cqe,
+		.max_pd			= lim->max_pd,
+		.max_xrcd		= lim->max_xrcd,
+		.max_srq		= lim->max_srq,
+		.max_srq_wr		= lim->max_srq_wr,
+		.max_srq_sge		= lim->max_srq_sge,
+		.max_qp_rd_atom		= lim->max_qp_rd_atom,
+		.max_qp_init_rd_atom	= lim->max_qp_init_rd_atom,
+		.node_guid		= soft->node_guid,
+		.sys_image_guid		= soft->node_guid,
+		.max_mr_size		= ~0ULL,
+		.page_size_cap		= 0xfffff000,
+		.max_pkeys		= lim->max_pkeys,
+		.phys_port_cnt		= SOFT_PORT_CNT,
+	};
+	return 0;
+}
+
+/* ---- PD ----------------------------------------------------------------- */
+
+static int soft_alloc_pd(void *drv, void **drv_pd)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_obj *pd;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_ALLOC_PD);
+	if (err)
+		return err;
+	pd = soft_obj_new(soft, sizeof(*pd), &soft->counts.pd, soft->lim.max_pd);
+	if (xqp_is_err(pd))
+		return (int)xqp_ptr_err(pd);
+	*drv_pd = pd;
+	return 0;
+}
+
+static int soft_dealloc_pd(void *drv, void *drv_pd)
+{
+	struct xqp_soft *soft = drv;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_DEALLOC_PD);
+	if (err)
+		return err;
+	if (!soft_owns(soft, drv_pd))
+		return -XQP_EINVAL;
+	soft_obj_del(soft, drv_pd, &soft->counts.pd);
+	return 0;
+}
+
+/* ---- CQ ----------------------------------------------------------------- */
+
+static int soft_create_cq(void *drv, int cqe, void **drv_cq)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_cq *cq;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_CREATE_CQ);
+	if (err)
+		return err;
+	if (cqe < 1 || (xqp_u32)cqe > soft->lim.max_cqe)
+		return -XQP_EINVAL;
+	cq = soft_obj_new(soft, sizeof(*cq), &soft->counts.cq, soft->lim.max_cq);
+	if (xqp_is_err(cq))
+		return (int)xqp_ptr_err(cq);
+	cq->cqe = cqe;
+	*drv_cq = cq;
+	return 0;
+}
+
+static int soft_destroy_cq(void *drv, void *drv_cq)
+{
+	struct xqp_soft *soft = drv;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_CQ);
+	if (err)
+		return err;
+	if (!soft_owns(soft, drv_cq))
+		return -XQP_EINVAL;
+	soft_obj_del(soft, drv_cq, &soft->counts.cq);
+	return 0;
+}
+
+/* ---- XRCD --------------------------------------------------------------- */
+
+static int soft_alloc_xrcd(void *drv, void **drv_xrcd)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_obj *xrcd;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_ALLOC_XRCD);
+	if (err)
+		return err;
+	xrcd = soft_obj_new(soft, sizeof(*xrcd), &soft->counts.xrcd,
+			    soft->lim.max_xrcd);
+	if (xqp_is_err(xrcd))
+		return (int)xqp_ptr_err(xrcd);
+	*drv_xrcd = xrcd;
+	return 0;
+}
+
+static int soft_dealloc_xrcd(void *drv, void *drv_xrcd)
+{
+	struct xqp_soft *soft = drv;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_DEALLOC_XRCD);
+	if (err)
+		return err;
+	if (!soft_owns(soft, drv_xrcd))
+		return -XQP_EINVAL;
+	soft_obj_del(soft, drv_xrcd, &soft->counts.xrcd);
+	return 0;
+}
+
+/* ---- capabilities ------------------------------------------------------- */
+
+/* A queue of @req WRs, sized like rxe's rings (2^k - 1 >= @req) up to @max. */
+static xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
+{
+	xqp_u64 slots;
+
+	if (!req)
+		return 0;
+	slots = 1ULL << (64 - __builtin_clzll((xqp_u64)req));	/* > req */
+	return (xqp_u32)(slots - 1 < max ? slots - 1 : max);
+}
+
+/*
+ * Checks a QP's requested capabilities against the limits (-EINVAL, as
+ * rxe_qp_chk_cap()) and rewrites @cap to what is granted, never less than
+ * requested. Receive capabilities are not the QP's when it uses an SRQ:
+ * they are then left as they are.
+ */
+static int soft_grant_qp_cap(const struct xqp_soft_limits *lim,
+			     struct xqp_qp_cap *cap, int has_srq)
+{
+	xqp_u64 wqe;
+
+	if (cap->max_send_wr > lim->max_qp_wr ||
+	    cap->max_send_sge > lim->max_sge ||
+	    cap->max_inline_data > lim->max_inline)
+		return -XQP_EINVAL;
+	if (!has_srq && (cap->max_recv_wr > lim->max_qp_wr ||
+			 cap->max_recv_sge > lim->max_sge))
+		return -XQP_EINVAL;
+
+	/* A send WQE holds its SGEs or its inline data, whichever is larger. */
+	wqe = (xqp_u64)cap->max_send_sge * SOFT_SGE_SIZE;
+	if (wqe < cap->max_inline_data)
+		wqe = cap->max_inline_data;
+	cap->max_send_wr = soft_grant_wr(cap->max_send_wr, lim->max_qp_wr);
+	cap->max_send_sge = (xqp_u32)(wqe / SOFT_SGE_SIZE < lim->max_sge ?
+				      wqe / SOFT_SGE_SIZE : lim->max_sge);
+	cap->max_inline_data = (xqp_u32)(wqe < lim->max_inline ? wqe : lim->max_inline);
+	if (!has_srq)
+		cap->max_recv_wr = soft_grant_wr(cap->max_recv_wr, lim->max_qp_wr);
+	return 0;
+}
+
+/* ---- SRQ ---------------------------------------------------------------- */
+
+static int soft_check_srq(struct xqp_soft *soft, void *drv_pd, void *drv_xrcd,
+			  void *drv_cq, const struct xqp_srq_init_attr *init)
+{
+	const struct xqp_srq_attr *attr = &init->attr;
+
+	switch (init->srq_type) {
+	case XQP_SRQT_BASIC:
+		break;
+	case XQP_SRQT_XRC:
+		if (!drv_xrcd || !drv_cq)
+			return -XQP_EINVAL;
+		if (!soft_owns(soft, drv_xrcd) || !soft_owns(soft, drv_cq))
+			return -XQP_EINVAL;
+		break;
+	default:
+		return -XQP_EINVAL;
+	}
+	if (!drv_pd || !soft_owns(soft, drv_pd))
+		return -XQP_EINVAL;
+	if (attr->max_wr < 1 || attr->max_wr > soft->lim.max_srq_wr)
+		return -XQP_EINVAL;
+	if (attr->max_sge > soft->lim.max_srq_sge)
+		return -XQP_EINVAL;
+	return 0;
+}
+
+static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
+			   void *drv_cq, struct xqp_srq_init_attr *init,
+			   void **drv_srq, xqp_u32 *srq_num)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_srq *srq;
+	xqp_u32 num;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_CREATE_SRQ);
+	if (err)
+		return err;
+	err = soft_check_srq(soft, drv_pd, drv_xrcd, drv_cq, init);
+	if (err)
+		return err;
+
+	srq = xqp_zalloc(sizeof(*srq), XQP_GFP_KERNEL);
+	if (!srq)
+		return -XQP_ENOMEM;
+	srq->obj.soft = soft;
+	srq->type = init->srq_type;
+	srq->pd = drv_pd;
+	if (init->srq_type == XQP_SRQT_XRC) {
+		srq->xrcd = drv_xrcd;
+		srq->cq = drv_cq;
+	}
+	srq->attr = init->attr;
+	srq->attr.max_wr = soft_grant_wr(init->attr.max_wr, soft->lim.max_srq_wr);
+	if (srq->attr.max_sge < 1)
+		srq->attr.max_sge = 1;
+
+	err = soft_num_insert(soft, &soft->srqns, &soft->counts.srq,
+			      soft->lim.max_srq, srq, &num);
+	if (err)
+		goto err_free;
+	srq->srq_num = num;
+
+	init->attr = srq->attr;
+	*drv_srq = srq;
+	if (srq_num)
+		*srq_num = num;
+	return 0;
+
+err_free:
+	xqp_free(srq);
+	return err;
+}
+
+static int soft_destroy_srq(void *drv, void *drv_srq)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_srq *srq = drv_srq;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_SRQ);
+	if (err)
+		return err;
+	if (!soft_owns(soft, srq))
+		return -XQP_EINVAL;
+	soft_num_remove(soft, &soft->srqns, &soft->counts.srq, srq->srq_num);
+	xqp_free(srq);
+	return 0;
+}
+
+/* ---- QP ----------------------------------------------------------------- */
+
+static int soft_qp_type_ok(enum xqp_qp_type type)
+{
+	switch (type) {
+	case XQP_QPT_RC:
+	case XQP_QPT_UC:
+	case XQP_QPT_UD:
+	case XQP_QPT_XRC_INI:
+	case XQP_QPT_XRC_TGT:
+		return 1;
+	}
+	return 0;
+}
+
+static int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
+			  struct xqp_drv_qp_created *out)
+{
+	struct xqp_soft *soft = drv;
+	struct xqp_qp_cap cap = req->cap;
+	struct soft_qp *qp;
+	xqp_u32 qpn;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_CREATE_QP);
+	if (err)
+		return err;
+	if (!soft_qp_type_ok(req->qp_type) || req->create_flags)
+		return -XQP_EOPNOTSUPP;
+	err = soft_grant_qp_cap(&soft->lim, &cap, !!req->srq);
+	if (err)
+		return err;
+
+	qp = xqp_zalloc(sizeof(*qp), XQP_GFP_KERNEL);
+	if (!qp)
+		return -XQP_ENOMEM;
+	qp->obj.soft = soft;
+	qp->type = req->qp_type;
+	qp->sq_sig_type = req->sq_sig_type;
+	qp->core_qp = req->core_qp;
+	qp->pd = req->pd;
+	qp->send_cq = req->send_cq;
+	qp->recv_cq = req->recv_cq;
+	qp->srq = req->srq;
+	qp->xrcd = req->xrcd;
+	xqp_spin_init(&qp->lock, XQP_LOCK_SOFT);
+	qp->attr.qp_state = XQP_QPS_RESET;
+	qp->attr.cur_qp_state = XQP_QPS_RESET;
+	qp->attr.cap = cap;
+	qp->attr.port_num = (xqp_u8)req->port_num;
+
+	err = soft_num_insert(soft, &soft->qpns, &soft->counts.qp,
+			      soft->lim.max_qp, qp, &qpn);
+	if (err)
+		goto err_free;
+	qp->qp_num = qpn;
+
+	out->drv_qp = qp;
+	out->qp_num = qpn;
+	out->cap = cap;
+	return 0;
+
+err_free:
+	xqp_free(qp);
+	return err;
+}
+
+static int soft_port_ok(xqp_u32 port)
+{
+	return port >= 1 && port <= SOFT_PORT_CNT;
+}
+
+/*
+ * The checks of modify_qp that do not depend on the QP's state, as
+ * rxe_qp_chk_attr(); *@cap gets the capabilities granted for XQP_QP_CAP.
+ */
+static int soft_check_qp_attr(struct xqp_soft *soft, struct soft_qp *qp,
+			      const struct xqp_qp_attr *attr, int mask,
+			      struct xqp_qp_cap *cap)
+{
+	const struct xqp_soft_limits *lim = &soft->lim;
+
+	if ((mask & XQP_QP_PORT) && !soft_port_ok(attr->port_num))
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_PKEY_INDEX) && attr->pkey_index >= lim->max_pkeys)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SOFT_ACCESS_SUPPORTED))
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_PATH_MTU) && (attr->path_mtu < SOFT_IB_MTU_256 ||
+					 attr->path_mtu > SOFT_IB_MTU_4096))
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_TIMEOUT) && attr->timeout > 31)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > lim->max_qp_init_rd_atom)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > lim->max_qp_rd_atom)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_PATH_MIG_STATE) && attr->path_mig_state > SOFT_MIG_ARMED)
+		return -XQP_EINVAL;
+	if ((mask & XQP_QP_DEST_QPN) && attr->dest_qp_num > SOFT_NUM_MASK)
+		return -XQP_EINVAL;
+	if (mask & XQP_QP_ALT_PATH) {
+		if (!soft_port_ok(attr->alt_port_num) ||
+		    attr->alt_pkey_index >= lim->max_pkeys ||
+		    attr->alt_timeout > 31)
+			return -XQP_EINVAL;
+	}
+	if (mask & XQP_QP_CAP) {
+		*cap = attr->cap;
+		return soft_grant_qp_cap(lim, cap, !!qp->srq);
+	}
+	return 0;
+}
+
+/* Keeps every attribute in @mask. Caller holds qp->lock. */
+static void soft_store_qp_attr(struct soft_qp *qp, const struct xqp_qp_attr *attr,
+			       int mask, const struct xqp_qp_cap *cap)
+{
+	struct xqp_qp_attr *a = &qp->attr;
+
+	if (mask & XQP_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & XQP_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & XQP_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & XQP_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & XQP_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & XQP_QP_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & XQP_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & XQP_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & XQP_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & XQP_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & XQP_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & SOFT_NUM_MASK;
+	if (mask & XQP_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & XQP_QP_ALT_PATH) {
+		a->alt_ah_attr = attr->alt_ah_attr;
+		a->alt_port_num = attr->alt_port_num;
+		a->alt_pkey_index = attr->alt_pkey_index;
+		a->alt_timeout = attr->alt_timeout;
+	}
+	if (mask & XQP_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & XQP_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & SOFT_NUM_MASK;
+	if (mask & XQP_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & XQP_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & XQP_QP_CAP)
+		a->cap = *cap;
+	if (mask & XQP_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & XQP_QP_RATE_LIMIT)
+		a->rate_limit = attr->rate_limit;
+}
+
+static int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
+			  int mask)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_qp *qp = drv_qp;
+	enum xqp_qp_state cur, next;
+	struct xqp_qp_cap cap;
+	unsigned long flags;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_MODIFY_QP);
+	if (err)
+		return err;
+	if (!soft_owns(soft, qp))
+		return -XQP_EINVAL;
+	err = soft_check_qp_attr(soft, qp, attr, mask, &cap);
+	if (err)
+		return err;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	cur = (mask & XQP_QP_CUR_STATE) ? attr->cur_qp_state : qp->attr.qp_state;
+	next = (mask & XQP_QP_STATE) ? attr->qp_state : cur;
+	if (!xqp_modify_qp_is_ok(cur, next, qp->type, mask)) {
+		err = -XQP_EINVAL;
+	} else {
+		qp->attr.qp_state = next;
+		soft_store_qp_attr(qp, attr, mask, &cap);
+	}
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	return err;
+}
+
+static int soft_query_qp(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
+			 int attr_mask)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_qp *qp = drv_qp;
+	unsigned long flags;
+	int err;
+
+	(void)attr_mask;	/* like rxe, everything is reported */
+	err = soft_enter(soft, XQP_SOFT_OP_QUERY_QP);
+	if (err)
+		return err;
+	if (!soft_owns(soft, qp))
+		return -XQP_EINVAL;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	*attr = qp->attr;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	attr->cur_qp_state = attr->qp_state;
+	return 0;
+}
+
+static int soft_destroy_qp(void *drv, void *drv_qp)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_qp *qp = drv_qp;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_QP);
+	if (err)
+		return err;
+	if (!soft_owns(soft, qp))
+		return -XQP_EINVAL;
+	/* Unreachable by number; then wait out events already on their way. */
+	soft_num_remove(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
+	while (__atomic_load_n(&qp->event_refs, __ATOMIC_ACQUIRE))
+		xqp_cpu_relax();
+	xqp_free(qp);
+	return 0;
+}
+
+/**
+ * xqp_soft_raise_qp_event - report an async event on a QP, as hardware would.
+ * @soft: the soft device.
+ * @qp_num: the QP's number.
+ * @type: the event.
+ *
+ * Calls xqp_qp_event() with the core's cookie for the QP. No soft lock is
+ * held meanwhile, but the QP cannot go away: destroy_qp waits for events
+ * already on their way, so once it has returned no event for the QP is in
+ * flight and none can start.
+ *
+ * Context: any; xqp_qp_event() runs the handlers in atomic context.
+ * Return: 0, or -EINVAL if no QP has that number.
+ */
+int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
+			    enum xqp_event_type type)
+{
+	struct soft_qp *qp;
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	qp = soft_numtab_find(&soft->qpns, qp_num);
+	if (qp)
+		__atomic_add_fetch(&qp->event_refs, 1, __ATOMIC_RELAXED);
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	if (!qp)
+		return -XQP_EINVAL;
+
+	if (qp->core_qp)
+		xqp_qp_event(qp->core_qp, type);
+	__atomic_sub_fetch(&qp->event_refs, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/**
+ * xqp_soft_set_qpn_cursor - move the QP number allocator, for tests.
+ * @soft: the soft device.
+ * @next: where the next search for a free QP number starts; numbers below
+ *	  2 or above 2^24 - 1 make it start over at 2.
+ *
+ * Lets a test reach the wrap-around of the 24-bit space without creating
+ * 2^24 QPs.
+ *
+ * Context: any.
+ */
+void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next)
+{
+	unsigned long flags;
+
+	if (next < soft->qpns.first || next >= SOFT_NUM_SPACE)
+		next = soft->qpns.first;
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	soft->qpns.cursor = next;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+}
+
+/* ---- the device --------------------------------------------------------- */
+
+static const struct xqp_device_ops soft_ops = {
+	.query_device	= soft_query_device,
+	.alloc_pd	= soft_alloc_pd,
+	.dealloc_pd	= soft_dealloc_pd,
+	.create_cq	= soft_create_cq,
+	.destroy_cq	= soft_destroy_cq,
+	.alloc_xrcd	= soft_alloc_xrcd,
+	.dealloc_xrcd	= soft_dealloc_xrcd,
+	.create_srq	= soft_create_srq,
+	.destroy_srq	= soft_destroy_srq,
+	.create_qp	= soft_create_qp,
+	.modify_qp	= soft_modify_qp,
+	.query_qp	= soft_query_qp,
+	.destroy_qp	= soft_destroy_qp,
+};
+
+/**
+ * xqp_soft_ops - the soft device's ops, for tests that call them directly.
+ *
+ * The driver pointer to pass to them is the struct xqp_soft itself.
+ *
+ * Return: the ops table.
+ */
+const struct xqp_device_ops *xqp_soft_ops(void)
+{
+	return &soft_ops;
+}
+
+/**
+ * xqp_soft_default_limits - fill @lim with the soft device's defaults.
+ * @lim: the limits to fill.
+ *
+ * The defaults follow rxe where rxe has one: 2^24 - 2 QPs, 16384 WRs per
+ * queue, 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA
+ * reads/atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs and SRQs.
+ */
+void xqp_soft_default_limits(struct xqp_soft_limits *lim)
+{
+	*lim = (struct xqp_soft_limits) {
+		.max_qp			= XQP_SOFT_MAX_QP,
+		.max_qp_wr		= 16384,
+		.max_sge		= 32,
+		.max_inline		= 256,
+		.max_cq			= 1U << 20,
+		.max_cqe		= 65536,
+		.max_pd			= 1U << 20,
+		.max_xrcd		= 1U << 20,
+		.max_srq		= 1U << 20,
+		.max_srq_wr		= 16384,
+		.max_srq_sge		= 27,
+		.max_qp_rd_atom		= 128,
+		.max_qp_init_rd_atom	= 128,
+		.max_pkeys		= 64,
+	};
+}
+
+static int soft_limits_ok(const struct xqp_soft_limits *lim)
+{
+	return lim->max_qp <= XQP_SOFT_MAX_QP &&
+	       lim->max_srq <= SOFT_NUM_SPACE - 1 &&
+	       lim->max_cqe <= 0x7fffffffU;
+}
+
+/**
+ * xqp_soft_create - create a soft device and register it with the core.
+ * @name: the device name, e.g. "xqp_soft0"; copied by the core.
+ * @lim: the device's limits, or NULL for xqp_soft_default_limits().
+ *
+ * Context: may sleep.
+ * Return: the soft device, or ERR_PTR(-EINVAL) for impossible limits,
+ * ERR_PTR(-ENOMEM), or the error of xqp_register_device(). Nothing is left
+ * allocated on failure.
+ */
+struct xqp_soft *xqp_soft_create(const char *name,
+				 const struct xqp_soft_limits *lim)
+{
+	struct xqp_soft *soft;
+	struct xqp_device *dev;
+	xqp_u64 instance;
+	int err;
+
+	if (lim && !soft_limits_ok(lim))
+		return xqp_err_ptr(-XQP_EINVAL);
+
+	soft = xqp_zalloc(sizeof(*soft), XQP_GFP_KERNEL);
+	if (!soft)
+		return xqp_err_ptr(-XQP_ENOMEM);
+	if (lim)
+		soft->lim = *lim;
+	else
+		xqp_soft_default_limits(&soft->lim);
+	instance = __atomic_add_fetch(&soft_instances, 1, __ATOMIC_RELAXED);
+	soft->node_guid = SOFT_GUID_BASE | (instance & 0xffffffffULL);
+	xqp_spin_init(&soft->lock, XQP_LOCK_SOFT);
+
+	err = soft_numtab_init(&soft->qpns, XQP_SOFT_QPN_RESERVED);
+	if (err)
+		goto err_free_soft;
+	err = soft_numtab_init(&soft->srqns, 1);
+	if (err)
+		goto err_free_qpns;
+
+	dev = xqp_register_device(name, &soft_ops, soft);
+	if (xqp_is_err(dev)) {
+		err = (int)xqp_ptr_err(dev);
+		goto err_free_srqns;
+	}
+	soft->dev = dev;
+	return soft;
+
+err_free_srqns:
+	soft_numtab_free(&soft->srqns);
+err_free_qpns:
+	soft_numtab_free(&soft->qpns);
+err_free_soft:
+	xqp_free(soft);
+	return xqp_err_ptr(err);
+}
+
+/**
+ * xqp_soft_device - the core device of a soft device.
+ * @soft: the soft device.
+ *
+ * Return: the device xqp_soft_create() registered.
+ */
+struct xqp_device *xqp_soft_device(struct xqp_soft *soft)
+{
+	return soft->dev;
+}
+
+/**
+ * xqp_soft_counts - read the numbers of live driver objects.
+ * @soft: the soft device.
+ * @counts: filled with one snapshot of the counts.
+ *
+ * Context: any.
+ */
+void xqp_soft_counts(struct xqp_soft *soft, struct xqp_soft_counts *counts)
+{
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	*counts = soft->counts;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+}
+
+/**
+ * xqp_soft_destroy - unregister a soft device and free it.
+ * @soft: the soft device; NULL and error pointers are ignored.
+ *
+ * The core destroys every object left on the device during unregistration;
+ * driver objects still alive after that are a bug (WARN) and are leaked,
+ * since whoever holds them may still use them.
+ *
+ * Context: may sleep.
+ */
+void xqp_soft_destroy(struct xqp_soft *soft)
+{
+	struct xqp_soft_counts *c;
+
+	if (!soft || xqp_is_err(soft))
+		return;
+	xqp_unregister_device(soft->dev);
+
+	c = &soft->counts;
+	if (XQP_WARN_ON(c->pd || c->cq || c->xrcd || c->srq || c->qp))
+		xqp_log("xqp_soft: leaking %u PDs, %u CQs, %u XRCDs, %u SRQs, %u QPs\n",
+			c->pd, c->cq, c->xrcd, c->srq, c->qp);
+	soft_numtab_free(&soft->srqns);
+	soft_numtab_free(&soft->qpns);
+	xqp_free(soft);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xqp_soft: a software device behind struct xqp_device_ops. It keeps QP
+ * state and attributes like rxe does, but moves no data. Tests drive it
+ * through the core or call its ops directly (xqp_soft_ops(), with the
+ * struct xqp_soft pointer as the driver pointer), count its live objects and
+ * make its ops fail on demand.
+ *
+ * Compiled for the kernel module and for the host tests: it reaches the
+ * platform only through xqp/seam.h.
+ */
+#ifndef XQP_SOFT_H
+#define XQP_SOFT_H
+
+#include "xqp/driver.h"
+
+XQP_EXTERN_C_BEGIN
+
+struct xqp_soft;
+
+/* qp_num is 24 bits; 0 and 1 are the special QPs (SMI, GSI) and never used. */
+#define XQP_SOFT_QPN_RESERVED	2U
+#define XQP_SOFT_MAX_QP		((1U << 24) - XQP_SOFT_QPN_RESERVED)
+
+/*
+ * What the device advertises and enforces. Requests beyond a limit fail with
+ * -EINVAL; creating an object past its max_* count fails with -ENOMEM.
+ */
+struct xqp_soft_limits {
+	xqp_u32 max_qp;			/* at most XQP_SOFT_MAX_QP */
+	xqp_u32 max_qp_wr;		/* per send or receive queue */
+	xqp_u32 max_sge;		/* per send or receive WR */
+	xqp_u32 max_inline;		/* bytes of inline data per send WR */
+	xqp_u32 max_cq;
+	xqp_u32 max_cqe;		/* at most 0x7fffffff (cqe is an int) */
+	xqp_u32 max_pd;
+	xqp_u32 max_xrcd;
+	xqp_u32 max_srq;
+	xqp_u32 max_srq_wr;
+	xqp_u32 max_srq_sge;
+	xqp_u32 max_qp_rd_atom;		/* bound of max_dest_rd_atomic */
+	xqp_u32 max_qp_init_rd_atom;	/* bound of max_rd_atomic */
+	xqp_u16 max_pkeys;		/* pkey_index < max_pkeys */
+};
+
+/* Live driver objects of each kind. */
+struct xqp_soft_counts {
+	xqp_u32 pd;
+	xqp_u32 cq;
+	xqp_u32 xrcd;
+	xqp_u32 srq;
+	xqp_u32 qp;
+};
+
+/* One per op of struct xqp_device_ops, for fault injection and call counts. */
+enum xqp_soft_op {
+	XQP_SOFT_OP_QUERY_DEVICE,
+	XQP_SOFT_OP_ALLOC_PD,
+	XQP_SOFT_OP_DEALLOC_PD,
+	XQP_SOFT_OP_CREATE_CQ,
+	XQP_SOFT_OP_DESTROY_CQ,
+	XQP_SOFT_OP_ALLOC_XRCD,
+	XQP_SOFT_OP_DEALLOC_XRCD,
+	XQP_SOFT_OP_CREATE_SRQ,
+	XQP_SOFT_OP_DESTROY_SRQ,
+	XQP_SOFT_OP_CREATE_QP,
+	XQP_SOFT_OP_MODIFY_QP,
+	XQP_SOFT_OP_QUERY_QP,
+	XQP_SOFT_OP_DESTROY_QP,
+	XQP_SOFT_OP_COUNT
+};
+
+void xqp_soft_default_limits(struct xqp_soft_limits *lim);
+struct xqp_soft *xqp_soft_create(const char *name,
+				 const struct xqp_soft_limits *lim);
+void xqp_soft_destroy(struct xqp_soft *soft);
+struct xqp_device *xqp_soft_device(struct xqp_soft *soft);
+const struct xqp_device_ops *xqp_soft_ops(void);
+
+void xqp_soft_counts(struct xqp_soft *soft, struct xqp_soft_counts *counts);
+void xqp_soft_inject(struct xqp_soft *soft, enum xqp_soft_op op, int err,
+		     unsigned int after);
+xqp_u64 xqp_soft_op_calls(struct xqp_soft *soft, enum xqp_soft_op op);
+int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
+			    enum xqp_event_type type);
+/* Tests only: where the next QP number search starts (to reach the wrap). */
+void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next);
+
+XQP_EXTERN_C_END
+
+#endif /* XQP_SOFT_H */
