@@ -5,7 +5,7 @@
  * XRCD table, refcounts) and hands the driver only its own private pointers.
  *
  * Rules for drivers:
- *  - every op may sleep, and is called without core locks held;
+ *  - every op may sleep, and is called without core spinlocks held;
  *  - create/alloc ops return 0 and set *drv, or a negative errno and leave
  *    nothing behind;
  *  - destroy ops may fail (negative errno): the object then stays intact and
