@@ -48,6 +48,12 @@ host-test-%: $(BUILD)/host/%/xqp-tests
 
 all: host-build
 
+check:
+	$(Q)scripts/check
+
+run:
+	$(Q)scripts/run
+
 .PHONY: all host-build check run bench clean
 clean:
 	rm -rf $(BUILD)
