@@ -1,20 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xqp.ko: the core (C++), its kernel seam and the C API exports. Drivers
- * (xqp_soft.ko first) register devices with it; clients hear of them.
+ * (xqp_soft.ko first) register devices with it; clients hear of them. The
+ * first client is the uverbs character device (drivers/uverbs/), which gives
+ * every device a /dev/xqp/uverbsN.
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
+#include "uverbs/uverbs.h"
+
 static int __init xqp_init(void)
 {
+	int ret;
+
+	ret = xqp_uverbs_init();
+	if (ret) {
+		pr_err("xqp: uverbs char device: error %d\n", ret);
+		return ret;
+	}
 	pr_info("xqp: core loaded\n");
 	return 0;
 }
 
 static void __exit xqp_exit(void)
 {
-	/* Handles and QPs are freed by RCU callbacks that live in this module. */
+	xqp_uverbs_exit();
+	/* Handles, QPs and uverbs objects are freed by RCU callbacks in here. */
 	rcu_barrier();
 }
 

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copying command structs in and responses out, with ib_uverbs' rules
+ * (uverbs_request() / uverbs_response() in uverbs_cmd.c):
+ *  - a request shorter than the kernel's struct is zero-extended (the
+ *    header check already refused one shorter than the command's minimum);
+ *    bytes past the struct must be zero, else -EOPNOTSUPP;
+ *  - a response is truncated to the user's buffer, and a longer buffer is
+ *    zero-filled, so no uninitialised byte ever reaches the user;
+ *  - a fault either way is -EFAULT.
+ */
+#include <linux/uaccess.h>
+
+#include "uverbs.h"
+
+int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len)
+{
+	if (copy_from_user(req, cmd->inbuf, min(cmd->inlen, req_len)))
+		return -EFAULT;
+	if (cmd->inlen < req_len) {
+		memset(req + cmd->inlen, 0, req_len - cmd->inlen);
+	} else if (cmd->inlen > req_len) {
+		size_t left = cmd->inlen - req_len;
+		const u8 __user *p = cmd->inbuf + req_len;
+		u8 chunk[64];
+
+		while (left) {
+			size_t n = min(left, sizeof(chunk));
+			size_t i;
+
+			/* ib_is_buffer_cleared(): unreadable is not clear */
+			if (copy_from_user(chunk, p, n))
+				return -EOPNOTSUPP;
+			for (i = 0; i < n; i++)
+				if (chunk[i])
+					return -EOPNOTSUPP;
+			p += n;
+			left -= n;
+		}
+	}
+	return 0;
+}
+
+int xqp_cmd_response(struct xqp_cmd *cmd, const void *resp, size_t resp_len)
+{
+	if (copy_to_user(cmd->outbuf, resp, min(cmd->outlen, resp_len)))
+		return -EFAULT;
+	if (resp_len < cmd->outlen &&
+	    clear_user(cmd->outbuf + resp_len, cmd->outlen - resp_len))
+		return -EFAULT;
+	return 0;
+}
+
+/* ib_uverbs_get_ucontext(): -EINVAL before GET_CONTEXT. */
+int xqp_cmd_need_context(struct xqp_cmd *cmd)
+{
+	return smp_load_acquire(&cmd->ufile->has_context) ? 0 : -EINVAL;
+}

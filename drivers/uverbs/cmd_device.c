@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD/DEALLOC_PD and
+ * CREATE_CQ/DESTROY_CQ, in the order of checks of uverbs_cmd.c.
+ */
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/string.h>
+
+#include "uverbs.h"
+
+/* xqp's reserved fields must be zero (Linux ignores them: a divergence). */
+static bool mem_is_zero_u8(const u8 *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+int xqp_cmd_get_context(struct xqp_cmd *cmd)
+{
+	struct xqp_ufile *file = cmd->ufile;
+	struct ib_uverbs_get_context_resp resp;
+	struct ib_uverbs_get_context req;
+	struct xqp_uverbs_event_file *ev;
+	struct file *filp;
+	int fd, ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+
+	ev = xqp_event_file_alloc();
+	if (!ev)
+		return -ENOMEM;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto err_ev;
+	}
+	filp = xqp_event_file_open(ev);
+	if (IS_ERR(filp)) {
+		ret = PTR_ERR(filp);
+		goto err_fd;
+	}
+
+	memset(&resp, 0, sizeof(resp));
+	resp.async_fd = fd;
+	resp.num_comp_vectors = XQP_UVERBS_NUM_COMP_VECTORS;
+	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
+	if (ret)
+		goto err_file;
+
+	mutex_lock(&file->ucontext_lock);
+	if (smp_load_acquire(&file->has_context) || file->async_file) {
+		/* One context per file, as ib_init_ucontext(). */
+		mutex_unlock(&file->ucontext_lock);
+		ret = -EINVAL;
+		goto err_file;
+	}
+	file->async_file = ev;		/* takes over our reference */
+	smp_store_release(&file->has_context, true);
+	mutex_unlock(&file->ucontext_lock);
+
+	fd_install(fd, filp);
+	return 0;
+
+err_file:
+	fput(filp);	/* drops the file's reference on ev */
+err_fd:
+	put_unused_fd(fd);
+err_ev:
+	xqp_event_file_put(ev);
+	return ret;
+}
+
+int xqp_cmd_query_device(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_query_device_resp resp;
+	struct ib_uverbs_query_device req;
+	struct xqp_device_attr attr;
+	int ret;
+
+	ret = xqp_cmd_need_context(cmd);
+	if (ret)
+		return ret;
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	ret = xqp_query_device(cmd->xdev, &attr);
+	if (ret)
+		return ret;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.node_guid = cpu_to_be64(attr.node_guid);
+	resp.sys_image_guid = cpu_to_be64(attr.sys_image_guid);
+	resp.max_mr_size = attr.max_mr_size;
+	resp.page_size_cap = attr.page_size_cap;
+	resp.vendor_id = attr.vendor_id;
+	resp.vendor_part_id = attr.vendor_part_id;
+	resp.hw_ver = attr.hw_ver;
+	resp.max_qp = attr.max_qp;
+	resp.max_qp_wr = attr.max_qp_wr;
+	resp.device_cap_flags = lower_32_bits(attr.device_cap_flags);
+	resp.max_sge = min(attr.max_send_sge, attr.max_recv_sge);
+	resp.max_cq = attr.max_cq;
+	resp.max_cqe = attr.max_cqe;
+	resp.max_pd = attr.max_pd;
+	resp.max_qp_rd_atom = attr.max_qp_rd_atom;
+	resp.max_qp_init_rd_atom = attr.max_qp_init_rd_atom;
+	resp.max_srq = attr.max_srq;
+	resp.max_srq_wr = attr.max_srq_wr;
+	resp.max_srq_sge = attr.max_srq_sge;
+	resp.max_pkeys = attr.max_pkeys;
+	resp.phys_port_cnt = attr.phys_port_cnt;
+	return xqp_cmd_response(cmd, &resp, sizeof(resp));
+}
+
+/* The core has no port query yet: one IB port, up, 4096-byte MTU. */
+int xqp_cmd_query_port(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct ib_uverbs_query_port req;
+	struct xqp_device_attr attr;
+	int ret;
+
+	ret = xqp_cmd_need_context(cmd);
+	if (ret)
+		return ret;
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (!mem_is_zero_u8(req.reserved, sizeof(req.reserved)))
+		return -EINVAL;
+	ret = xqp_query_device(cmd->xdev, &attr);
+	if (ret)
+		return ret;
+	if (req.port_num < 1 || req.port_num > attr.phys_port_cnt)
+		return -EINVAL;		/* rdma_is_port_valid() */
+
+	memset(&resp, 0, sizeof(resp));
+	resp.state = 4;			/* IB_PORT_ACTIVE */
+	resp.max_mtu = 5;		/* IB_MTU_4096 */
+	resp.active_mtu = 5;
+	resp.gid_tbl_len = 1;
+	resp.port_cap_flags = 0;
+	resp.max_msg_sz = 0x80000000;
+	resp.pkey_tbl_len = attr.max_pkeys;
+	resp.lid = 0;
+	resp.lmc = 0;
+	resp.max_vl_num = 1;
+	resp.active_width = 1;		/* IB_WIDTH_1X */
+	resp.active_speed = 1;		/* IB_SPEED_SDR */
+	resp.phys_state = 5;		/* LinkUp */
+	resp.link_layer = 1;		/* IB_LINK_LAYER_INFINIBAND */
+	return xqp_cmd_response(cmd, &resp, sizeof(resp));
+}
+
+int xqp_cmd_alloc_pd(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ib_uverbs_alloc_pd req;
+	struct xqp_uobj *uobj;
+	struct xqp_pd *pd;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_PD);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	pd = xqp_alloc_pd(cmd->xdev);
+	if (IS_ERR(pd)) {
+		ret = PTR_ERR(pd);
+		goto err;
+	}
+	uobj->object = pd;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.pd_handle = uobj->id;
+	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
+	if (ret) {
+		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
+		goto err;
+	}
+	xqp_uobj_commit(uobj);
+	return 0;
+err:
+	xqp_uobj_abort(uobj);
+	return ret;
+}
+
+int xqp_cmd_dealloc_pd(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_dealloc_pd req;
+	struct xqp_uobj *uobj;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_PD, req.pd_handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
+	return 0;
+}
+
+int xqp_cmd_create_cq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_create_cq_resp resp;
+	struct ib_uverbs_create_cq req;
+	struct xqp_uevent_obj *eobj;
+	struct xqp_uobj *uobj;
+	struct xqp_cq *cq;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.comp_vector >= XQP_UVERBS_NUM_COMP_VECTORS)
+		return -EINVAL;
+	if (req.reserved)
+		return -EINVAL;
+	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_CQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	/* No completion channels: no fd is one (Linux: -EBADF for a non-channel). */
+	if (req.comp_channel >= 0) {
+		ret = -EBADF;
+		goto err;
+	}
+	eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
+	uobj->user_handle = req.user_handle;
+	xqp_uevent_init(eobj, cmd->ufile);
+
+	cq = xqp_create_cq(cmd->xdev, (int)req.cqe, xqp_uverbs_event_handler, eobj);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err_uevent;
+	}
+	uobj->object = cq;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.cq_handle = uobj->id;
+	resp.cqe = req.cqe;	/* the core does not report a rounded-up size */
+	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
+	if (ret) {
+		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
+		goto err;
+	}
+	xqp_uobj_commit(uobj);
+	return 0;
+
+err_uevent:
+	xqp_uevent_release(eobj);
+err:
+	xqp_uobj_abort(uobj);
+	return ret;
+}
+
+int xqp_cmd_destroy_cq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq req;
+	struct xqp_uevent_obj *eobj;
+	struct xqp_uobj *uobj;
+	int ret;
+
+	/*
+	 * reserved is not checked: the 16-byte DESTROY_CQ of rdma-core v18/v19
+	 * that Linux still accepts leaves it to whatever follows in memory.
+	 */
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
+	memset(&resp, 0, sizeof(resp));
+	resp.comp_events_reported = 0;
+	resp.async_events_reported = eobj->events_reported;
+	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
+	return xqp_cmd_response(cmd, &resp, sizeof(resp));
+}

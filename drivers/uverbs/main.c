@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/xqp/uverbsN: one character device per xqp device, a client of the
+ * core (ib_uverbs is an ib_client). This file holds the device side (client
+ * add/remove, the char device, disassociation on removal) and the file side
+ * (open, close, the write() dispatcher with ib_uverbs' header rules).
+ */
+#include <linux/cred.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uverbs.h"
+#include "../../uapi/xqp_uverbs.h"
+
+#define XQP_UVERBS_MAX_DEVICES	32
+
+static dev_t xqp_uverbs_base;
+static DEFINE_IDA(xqp_uverbs_ida);
+
+/* ---- the write() dispatcher -------------------------------------------- */
+
+struct xqp_write_method {
+	int (*handler)(struct xqp_cmd *cmd);
+	u16 req_size;
+	u16 resp_size;
+	u8 has_udata;	/* driver data may follow request and response */
+	u8 has_resp;	/* the request starts with the u64 response pointer */
+};
+
+#define W_IO(fn, req, resp, udata) \
+	{ .handler = fn, .req_size = sizeof(struct req), \
+	  .resp_size = sizeof(struct resp), .has_udata = udata, .has_resp = 1 }
+#define W_I(fn, req) \
+	{ .handler = fn, .req_size = sizeof(struct req) }
+
+/*
+ * Linux's uverbs_def_write_intf, for the commands xqp implements; a slot
+ * without a handler is Linux's notsupp method (no size of its own).
+ */
+static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
+	[IB_USER_VERBS_CMD_GET_CONTEXT] = W_IO(xqp_cmd_get_context,
+		ib_uverbs_get_context, ib_uverbs_get_context_resp, 1),
+	[IB_USER_VERBS_CMD_QUERY_DEVICE] = W_IO(xqp_cmd_query_device,
+		ib_uverbs_query_device, ib_uverbs_query_device_resp, 0),
+	[IB_USER_VERBS_CMD_QUERY_PORT] = W_IO(xqp_cmd_query_port,
+		ib_uverbs_query_port, ib_uverbs_query_port_resp, 0),
+	[IB_USER_VERBS_CMD_ALLOC_PD] = W_IO(xqp_cmd_alloc_pd,
+		ib_uverbs_alloc_pd, ib_uverbs_alloc_pd_resp, 1),
+	[IB_USER_VERBS_CMD_DEALLOC_PD] = W_I(xqp_cmd_dealloc_pd, ib_uverbs_dealloc_pd),
+	[IB_USER_VERBS_CMD_CREATE_CQ] = W_IO(xqp_cmd_create_cq,
+		ib_uverbs_create_cq, ib_uverbs_create_cq_resp, 1),
+	[IB_USER_VERBS_CMD_DESTROY_CQ] = W_IO(xqp_cmd_destroy_cq,
+		ib_uverbs_destroy_cq, ib_uverbs_destroy_cq_resp, 0),
+	[IB_USER_VERBS_CMD_CREATE_QP] = W_IO(xqp_cmd_create_qp,
+		ib_uverbs_create_qp, ib_uverbs_create_qp_resp, 1),
+	[IB_USER_VERBS_CMD_QUERY_QP] = W_IO(xqp_cmd_query_qp,
+		ib_uverbs_query_qp, ib_uverbs_query_qp_resp, 0),
+	[IB_USER_VERBS_CMD_MODIFY_QP] = W_I(xqp_cmd_modify_qp, ib_uverbs_modify_qp),
+	[IB_USER_VERBS_CMD_DESTROY_QP] = W_IO(xqp_cmd_destroy_qp,
+		ib_uverbs_destroy_qp, ib_uverbs_destroy_qp_resp, 0),
+	[IB_USER_VERBS_CMD_CREATE_SRQ] = W_IO(xqp_cmd_create_srq,
+		ib_uverbs_create_srq, ib_uverbs_create_srq_resp, 1),
+	[IB_USER_VERBS_CMD_DESTROY_SRQ] = W_IO(xqp_cmd_destroy_srq,
+		ib_uverbs_destroy_srq, ib_uverbs_destroy_srq_resp, 0),
+	[IB_USER_VERBS_CMD_OPEN_XRCD] = W_IO(xqp_cmd_open_xrcd,
+		ib_uverbs_open_xrcd, ib_uverbs_open_xrcd_resp, 1),
+	[IB_USER_VERBS_CMD_CLOSE_XRCD] = W_I(xqp_cmd_close_xrcd, ib_uverbs_close_xrcd),
+	[IB_USER_VERBS_CMD_CREATE_XSRQ] = W_IO(xqp_cmd_create_xsrq,
+		ib_uverbs_create_xsrq, ib_uverbs_create_srq_resp, 1),
+	[IB_USER_VERBS_CMD_OPEN_QP] = W_IO(xqp_cmd_open_qp,
+		ib_uverbs_open_qp, ib_uverbs_create_qp_resp, 1),
+};
+
+/* No extended command is implemented: each is Linux's notsupp method. */
+static const struct xqp_write_method xqp_notsupp_method;
+
+/* uapi_get_method(): which method a command number selects. */
+static const struct xqp_write_method *get_method(u32 command)
+{
+	u32 idx = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+
+	if (command & ~(u32)(IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			     IB_USER_VERBS_CMD_COMMAND_MASK))
+		return ERR_PTR(-EINVAL);
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
+		return idx < XQP_UVERBS_NUM_WRITE_EX ? &xqp_notsupp_method :
+						       ERR_PTR(-EOPNOTSUPP);
+	return idx < XQP_UVERBS_NUM_WRITE ? &xqp_write_methods[idx] :
+					    ERR_PTR(-EOPNOTSUPP);
+}
+
+/* verify_hdr() for a legacy (not extended) method. */
+static int verify_hdr(struct ib_uverbs_cmd_hdr *hdr, size_t count,
+		      const struct xqp_write_method *m)
+{
+	if ((size_t)hdr->in_words * 4 != count)
+		return -EINVAL;
+	if (count < m->req_size + sizeof(*hdr)) {
+		/* rdma-core v18/v19 sent DESTROY_CQ in 16 bytes; Linux allows it. */
+		if (hdr->command == IB_USER_VERBS_CMD_DESTROY_CQ && count == 16) {
+			hdr->in_words = 6;
+			return 0;
+		}
+		return -ENOSPC;
+	}
+	if ((size_t)hdr->out_words * 4 < m->resp_size)
+		return -ENOSPC;
+	return 0;
+}
+
+static ssize_t xqp_uverbs_write(struct file *filp, const char __user *buf,
+				size_t count, loff_t *pos)
+{
+	struct xqp_ufile *file = filp->private_data;
+	struct xqp_uverbs_device *udev = file->udev;
+	const struct xqp_write_method *m;
+	struct ib_uverbs_cmd_hdr hdr;
+	struct xqp_cmd cmd = { .ufile = file };
+	int srcu_key;
+	int ret;
+
+	/* ib_safe_file_access(): only the opener's credentials may write. */
+	if (filp->f_cred != current_cred()) {
+		pr_err_once("xqp_uverbs: process %d (%s) changed security contexts after opening the file, this is not allowed\n",
+			    task_tgid_vnr(current), current->comm);
+		return -EACCES;
+	}
+	if (count < sizeof(hdr))
+		return -EINVAL;
+	if (copy_from_user(&hdr, buf, sizeof(hdr)))
+		return -EFAULT;
+	m = get_method(hdr.command);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	ret = verify_hdr(&hdr, count, m);
+	if (ret)
+		return ret;
+	if (!m->handler)
+		return -EOPNOTSUPP;
+
+	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
+	cmd.xdev = srcu_dereference(udev->xdev, &udev->disassociate_srcu);
+	if (!cmd.xdev) {
+		ret = -EIO;
+		goto out;
+	}
+	cmd.inbuf = buf + sizeof(hdr);
+	cmd.inlen = (size_t)hdr.in_words * 4 - sizeof(hdr);
+	cmd.outlen = (size_t)hdr.out_words * 4;
+	if (m->has_udata)
+		cmd.inlen = m->req_size;	/* the driver data is not used */
+	if (m->has_resp) {
+		u64 response;
+
+		if (get_user(response, (const u64 __user *)cmd.inbuf)) {
+			ret = -EFAULT;
+			goto out;
+		}
+		cmd.outbuf = u64_to_user_ptr(response);
+		if (m->has_udata)
+			cmd.outlen = m->resp_size;
+	} else {
+		cmd.outlen = 0;
+	}
+	ret = m->handler(&cmd);
+out:
+	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
+	return ret ? ret : (ssize_t)count;
+}
+
+/* ---- the test hook ioctl ----------------------------------------------- */
+
+static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long arg)
+{
+	struct xqp_ufile *file = filp->private_data;
+	struct xqp_uverbs_device *udev = file->udev;
+	struct xqp_uverbs_raise_event req;
+	struct xqp_uobj *uobj;
+	unsigned long flags;
+	int srcu_key;
+	long ret;
+
+	if (ioc != XQP_UVERBS_IOC_RAISE_QP_EVENT)
+		return -ENOTTY;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved || req.event_type > XQP_EVENT_WQ_FATAL)
+		return -EINVAL;
+
+	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
+	if (!srcu_dereference(udev->xdev, &udev->disassociate_srcu)) {
+		ret = -EIO;
+		goto out;
+	}
+	if (!smp_load_acquire(&file->has_context)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	uobj = xqp_uobj_get(file, XQP_UOBJ_QP, req.qp_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto out;
+	}
+	/* As a device would: from atomic context, to every handle on the QP. */
+	local_irq_save(flags);
+	xqp_qp_event(xqp_qp_real(uobj->object), req.event_type);
+	local_irq_restore(flags);
+	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	ret = 0;
+out:
+	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
+	return ret;
+}
+
+/* ---- open / close ------------------------------------------------------ */
+
+static void ufile_free(struct kref *ref)
+{
+	struct xqp_ufile *file = container_of(ref, struct xqp_ufile, ref);
+
+	xqp_ufile_release_idr(file);
+	if (file->async_file)
+		xqp_event_file_put(file->async_file);
+	put_device(&file->udev->dev);
+	kfree(file);
+}
+
+static int xqp_uverbs_open(struct inode *inode, struct file *filp)
+{
+	struct xqp_uverbs_device *udev =
+		container_of(inode->i_cdev, struct xqp_uverbs_device, cdev);
+	struct xqp_ufile *file;
+	int srcu_key;
+	int ret;
+
+	get_device(&udev->dev);
+	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
+	mutex_lock(&udev->lists_mutex);
+	if (!srcu_dereference(udev->xdev, &udev->disassociate_srcu)) {
+		ret = -EIO;
+		goto err;
+	}
+	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	if (!file) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	kref_init(&file->ref);
+	file->udev = udev;
+	mutex_init(&file->ucontext_lock);
+	mutex_init(&file->cleanup_mutex);
+	xa_init_flags(&file->idr, XA_FLAGS_ALLOC);
+	spin_lock_init(&file->uobjects_lock);
+	INIT_LIST_HEAD(&file->uobjects);
+	list_add_tail(&file->list, &udev->files);
+	mutex_unlock(&udev->lists_mutex);
+	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
+
+	filp->private_data = file;
+	return stream_open(inode, filp);
+
+err:
+	mutex_unlock(&udev->lists_mutex);
+	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
+	put_device(&udev->dev);
+	return ret;
+}
+
+/*
+ * Last close of the file (every process that shared it, fork included, has
+ * closed it or died): destroy everything it holds. Other files' handles on
+ * the same shared QPs keep those QPs alive.
+ */
+static int xqp_uverbs_close(struct inode *inode, struct file *filp)
+{
+	struct xqp_ufile *file = filp->private_data;
+	struct xqp_uverbs_device *udev = file->udev;
+
+	/* Still on the device's list: a removal in progress waits for this. */
+	xqp_ufile_cleanup(file, XQP_REMOVE_CLOSE);
+	mutex_lock(&udev->lists_mutex);
+	list_del_init(&file->list);
+	mutex_unlock(&udev->lists_mutex);
+	kref_put(&file->ref, ufile_free);
+	return 0;
+}
+
+static const struct file_operations xqp_uverbs_fops = {
+	.owner = THIS_MODULE,
+	.write = xqp_uverbs_write,
+	.open = xqp_uverbs_open,
+	.release = xqp_uverbs_close,
+	.unlocked_ioctl = xqp_uverbs_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* ---- the device side --------------------------------------------------- */
+
+static ssize_t ibdev_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", (const char *)dev_get_drvdata(dev));
+}
+static DEVICE_ATTR_RO(ibdev);
+
+static struct attribute *xqp_uverbs_dev_attrs[] = {
+	&dev_attr_ibdev.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(xqp_uverbs_dev);
+
+static ssize_t abi_version_show(const struct class *class,
+				const struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", IB_USER_VERBS_ABI_VERSION);
+}
+static CLASS_ATTR_RO(abi_version);
+
+static struct attribute *xqp_uverbs_class_attrs[] = {
+	&class_attr_abi_version.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(xqp_uverbs_class);
+
+static char *xqp_uverbs_devnode(const struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "xqp/%s", dev_name(dev));
+}
+
+static const struct class xqp_uverbs_class = {
+	.name = XQP_UVERBS_CLASS,
+	.devnode = xqp_uverbs_devnode,
+	.class_groups = xqp_uverbs_class_groups,
+};
+
+struct xqp_uverbs_dev_alloc {
+	struct xqp_uverbs_device udev;
+	char name[64];
+};
+
+static void xqp_uverbs_dev_release(struct device *dev)
+{
+	struct xqp_uverbs_device *udev =
+		container_of(dev, struct xqp_uverbs_device, dev);
+
+	cleanup_srcu_struct(&udev->disassociate_srcu);
+	mutex_destroy(&udev->lists_mutex);
+	mutex_destroy(&udev->xrcd_tree_mutex);
+	kfree(container_of(udev, struct xqp_uverbs_dev_alloc, udev));
+}
+
+/* A device was registered with the core: give it /dev/xqp/uverbsN. */
+static void *xqp_uverbs_add(struct xqp_device *xdev)
+{
+	struct xqp_uverbs_dev_alloc *a;
+	struct xqp_uverbs_device *udev;
+	int ret;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	udev = &a->udev;
+	strscpy(a->name, xqp_device_name(xdev), sizeof(a->name));
+	ret = init_srcu_struct(&udev->disassociate_srcu);
+	if (ret) {
+		kfree(a);
+		return ERR_PTR(ret);
+	}
+	udev->devnum = ida_alloc_max(&xqp_uverbs_ida, XQP_UVERBS_MAX_DEVICES - 1,
+				     GFP_KERNEL);
+	if (udev->devnum < 0) {
+		ret = udev->devnum;
+		cleanup_srcu_struct(&udev->disassociate_srcu);
+		kfree(a);
+		return ERR_PTR(ret);
+	}
+	RCU_INIT_POINTER(udev->xdev, xdev);
+	mutex_init(&udev->lists_mutex);
+	INIT_LIST_HEAD(&udev->files);
+	mutex_init(&udev->xrcd_tree_mutex);
+	udev->xrcd_tree = RB_ROOT;
+
+	device_initialize(&udev->dev);
+	udev->dev.class = &xqp_uverbs_class;
+	udev->dev.devt = MKDEV(MAJOR(xqp_uverbs_base), udev->devnum);
+	udev->dev.release = xqp_uverbs_dev_release;
+	udev->dev.groups = xqp_uverbs_dev_groups;
+	dev_set_drvdata(&udev->dev, a->name);
+	ret = dev_set_name(&udev->dev, "uverbs%d", udev->devnum);
+	if (ret)
+		goto err;
+	cdev_init(&udev->cdev, &xqp_uverbs_fops);
+	udev->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&udev->cdev, &udev->dev);
+	if (ret)
+		goto err;
+	dev_info(&udev->dev, "/dev/xqp/%s for %s\n", dev_name(&udev->dev), a->name);
+	return udev;
+
+err:
+	ida_free(&xqp_uverbs_ida, udev->devnum);
+	put_device(&udev->dev);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The device goes away (called before the core tears its objects down):
+ * fence off running commands, then destroy what every open file holds
+ * through the ordinary calls. The files stay open: later commands get -EIO,
+ * async readers get IB_EVENT_DEVICE_FATAL then -EIO, close works.
+ */
+static void xqp_uverbs_remove(struct xqp_device *xdev, void *client_data)
+{
+	struct xqp_uverbs_device *udev = client_data;
+	struct xqp_ufile *file;
+
+	rcu_assign_pointer(udev->xdev, NULL);
+	synchronize_srcu(&udev->disassociate_srcu);
+	cdev_device_del(&udev->cdev, &udev->dev);
+	ida_free(&xqp_uverbs_ida, udev->devnum);
+
+	mutex_lock(&udev->lists_mutex);
+	while (!list_empty(&udev->files)) {
+		file = list_first_entry(&udev->files, struct xqp_ufile, list);
+		list_del_init(&file->list);
+		kref_get(&file->ref);
+		mutex_unlock(&udev->lists_mutex);
+
+		xqp_ufile_cleanup(file, XQP_REMOVE_DRIVER);
+		kref_put(&file->ref, ufile_free);
+
+		mutex_lock(&udev->lists_mutex);
+	}
+	mutex_unlock(&udev->lists_mutex);
+	put_device(&udev->dev);
+}
+
+struct xqp_client xqp_uverbs_client = {
+	.name = "uverbs",
+	.add = xqp_uverbs_add,
+	.remove = xqp_uverbs_remove,
+};
+
+int xqp_uverbs_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&xqp_uverbs_base, 0, XQP_UVERBS_MAX_DEVICES,
+				  XQP_UVERBS_CLASS);
+	if (ret)
+		return ret;
+	ret = class_register(&xqp_uverbs_class);
+	if (ret)
+		goto err_region;
+	ret = xqp_register_client(&xqp_uverbs_client);
+	if (ret)
+		goto err_class;
+	return 0;
+
+err_class:
+	class_unregister(&xqp_uverbs_class);
+err_region:
+	unregister_chrdev_region(xqp_uverbs_base, XQP_UVERBS_MAX_DEVICES);
+	return ret;
+}
+
+void xqp_uverbs_exit(void)
+{
+	xqp_unregister_client(&xqp_uverbs_client);
+	class_unregister(&xqp_uverbs_class);
+	unregister_chrdev_region(xqp_uverbs_base, XQP_UVERBS_MAX_DEVICES);
+}

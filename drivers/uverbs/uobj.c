@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-file object table (rdma_core.c's idr class, for the write ABI).
+ *
+ * Handles are the indices of one xarray per file, allocated lowest-free
+ * first across all object types, as ib_uverbs does, so that the same
+ * sequence of commands yields the same handle numbers on both. Looking up a
+ * handle that is free or not yet committed gives -ENOENT, one of another
+ * type -EINVAL, one locked by a concurrent command -EBUSY.
+ *
+ * Each object is locked for the duration of a command that uses it: shared
+ * (usecnt > 0) by commands that only read it, exclusive (usecnt == -1) while
+ * it is created or destroyed. Objects are freed an RCU grace period after
+ * their last reference, so a lookup under rcu_read_lock() is safe.
+ */
+#include <linux/slab.h>
+
+#include "uverbs.h"
+
+static size_t uobj_size(enum xqp_uobj_type type)
+{
+	switch (type) {
+	case XQP_UOBJ_PD:
+		return sizeof(struct xqp_uobj);
+	case XQP_UOBJ_CQ:
+		return sizeof(struct xqp_uevent_obj);
+	case XQP_UOBJ_QP:
+		return sizeof(struct xqp_uqp);
+	case XQP_UOBJ_SRQ:
+		return sizeof(struct xqp_usrq);
+	case XQP_UOBJ_XRCD:
+		return sizeof(struct xqp_uxrcd);
+	}
+	return 0;
+}
+
+static void uobj_free(struct kref *ref)
+{
+	kfree_rcu(container_of(ref, struct xqp_uobj, ref), rcu);
+}
+
+/**
+ * xqp_uobj_alloc - start creating an object: reserve its handle.
+ * The object is invisible to lookups until xqp_uobj_commit().
+ * Return: the object (zeroed past the common header), or ERR_PTR(-EINVAL
+ * without a context, -EIO after device removal, -ENOMEM).
+ */
+struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
+{
+	struct xqp_uobj *uobj;
+	int ret;
+
+	ret = xqp_cmd_need_context(cmd);
+	if (ret)
+		return ERR_PTR(ret);
+	uobj = kzalloc(uobj_size(type), GFP_KERNEL);
+	if (!uobj)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&uobj->ref);
+	atomic_set(&uobj->usecnt, -1);
+	uobj->type = type;
+	uobj->ufile = cmd->ufile;
+	INIT_LIST_HEAD(&uobj->list);
+	ret = xa_alloc(&cmd->ufile->idr, &uobj->id, NULL, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		kfree(uobj);
+		return ERR_PTR(ret);
+	}
+	return uobj;
+}
+
+/** xqp_uobj_commit - publish a created object under its handle. */
+void xqp_uobj_commit(struct xqp_uobj *uobj)
+{
+	struct xqp_ufile *ufile = uobj->ufile;
+
+	spin_lock_irq(&ufile->uobjects_lock);
+	list_add(&uobj->list, &ufile->uobjects);
+	spin_unlock_irq(&ufile->uobjects_lock);
+	atomic_set(&uobj->usecnt, 0);
+	/* The slot was reserved by xa_alloc(): this store cannot fail. */
+	WARN_ON(xa_is_err(xa_store(&ufile->idr, uobj->id, uobj, GFP_KERNEL)));
+}
+
+/** xqp_uobj_abort - forget an object that was never committed. */
+void xqp_uobj_abort(struct xqp_uobj *uobj)
+{
+	xa_erase(&uobj->ufile->idr, uobj->id);
+	kref_put(&uobj->ref, uobj_free);
+}
+
+static int uobj_try_lock(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
+{
+	switch (mode) {
+	case XQP_LOOKUP_READ:
+		return atomic_fetch_add_unless(&uobj->usecnt, 1, -1) == -1 ? -EBUSY : 0;
+	case XQP_LOOKUP_WRITE:
+		return atomic_cmpxchg(&uobj->usecnt, 0, -1) == 0 ? 0 : -EBUSY;
+	case XQP_LOOKUP_DESTROY:
+		return 0;
+	}
+	return 0;
+}
+
+/**
+ * xqp_uobj_get - look up a handle of this file and lock the object.
+ * Return: the object (pair with xqp_uobj_put() in the same mode), or
+ * ERR_PTR(-ENOENT: no such handle; -EINVAL: another type; -EBUSY: locked by
+ * a concurrent command).
+ */
+struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
+			      u32 id, enum xqp_lookup_mode mode)
+{
+	struct xqp_uobj *uobj;
+	int ret;
+
+	rcu_read_lock();
+	uobj = xa_load(&ufile->idr, id);
+	if (!uobj || !kref_get_unless_zero(&uobj->ref))
+		uobj = ERR_PTR(-ENOENT);
+	rcu_read_unlock();
+	if (IS_ERR(uobj))
+		return uobj;
+	ret = uobj->type == type ? uobj_try_lock(uobj, mode) : -EINVAL;
+	if (ret) {
+		kref_put(&uobj->ref, uobj_free);
+		return ERR_PTR(ret);
+	}
+	return uobj;
+}
+
+void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
+{
+	switch (mode) {
+	case XQP_LOOKUP_READ:
+		atomic_dec(&uobj->usecnt);
+		break;
+	case XQP_LOOKUP_WRITE:
+		atomic_set(&uobj->usecnt, 0);
+		break;
+	case XQP_LOOKUP_DESTROY:
+		break;
+	}
+	kref_put(&uobj->ref, uobj_free);
+}
+
+/* Drops the object from the table and the list; the table's reference goes. */
+static void uobj_remove(struct xqp_uobj *uobj)
+{
+	struct xqp_ufile *ufile = uobj->ufile;
+
+	xa_erase(&ufile->idr, uobj->id);
+	spin_lock_irq(&ufile->uobjects_lock);
+	list_del_init(&uobj->list);
+	spin_unlock_irq(&ufile->uobjects_lock);
+	kref_put(&uobj->ref, uobj_free);
+}
+
+/*
+ * The type's destroy: undo what creation did in the core, release what the
+ * object holds in this layer. On error nothing changed.
+ */
+int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
+{
+	struct xqp_uevent_obj *eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
+	int ret = 0;
+
+	(void)why;
+	switch (uobj->type) {
+	case XQP_UOBJ_PD:
+		ret = xqp_dealloc_pd(uobj->object);
+		break;
+	case XQP_UOBJ_CQ:
+		ret = xqp_destroy_cq(uobj->object);
+		if (!ret)
+			xqp_uevent_release(eobj);
+		break;
+	case XQP_UOBJ_QP: {
+		struct xqp_uqp *uqp = container_of(eobj, struct xqp_uqp, uevent);
+
+		ret = xqp_destroy_qp(uobj->object);
+		if (ret)
+			break;
+		if (uqp->uxrcd)
+			atomic_dec(&uqp->uxrcd->refcnt);
+		xqp_uevent_release(eobj);
+		break;
+	}
+	case XQP_UOBJ_SRQ: {
+		struct xqp_usrq *usrq = container_of(eobj, struct xqp_usrq, uevent);
+
+		ret = xqp_destroy_srq(uobj->object);
+		if (ret)
+			break;
+		if (usrq->uxrcd)
+			atomic_dec(&usrq->uxrcd->refcnt);
+		xqp_uevent_release(eobj);
+		break;
+	}
+	case XQP_UOBJ_XRCD:
+		ret = xqp_uxrcd_destroy(container_of(uobj, struct xqp_uxrcd, uobj));
+		break;
+	}
+	if (!ret)
+		uobj->object = NULL;
+	return ret;
+}
+
+/**
+ * xqp_uobj_get_destroy - destroy the object behind a handle (DESTROY_*,
+ * DEALLOC_*, CLOSE_XRCD). The handle is free when this returns.
+ * Return: the object, still referenced so that the caller can read its
+ * counters (then xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY)), or ERR_PTR(the
+ * lookup's error, -EBUSY while in use, the core's error).
+ */
+struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
+				      enum xqp_uobj_type type, u32 id)
+{
+	struct xqp_uobj *uobj;
+	int ret;
+
+	uobj = xqp_uobj_get(ufile, type, id, XQP_LOOKUP_DESTROY);
+	if (IS_ERR(uobj))
+		return uobj;
+	ret = uobj_try_lock(uobj, XQP_LOOKUP_WRITE);
+	if (!ret) {
+		ret = xqp_uobj_destroy_hw(uobj, XQP_REMOVE_DESTROY);
+		if (ret)
+			atomic_set(&uobj->usecnt, 0);
+		else
+			uobj_remove(uobj);	/* stays write-locked */
+	}
+	if (ret) {
+		xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
+		return ERR_PTR(ret);
+	}
+	return uobj;
+}
+
+/* One pass over the file's objects, newest first. True if any went. */
+static bool cleanup_pass(struct xqp_ufile *ufile, enum xqp_remove_reason why)
+{
+	struct xqp_uobj *uobj, *next;
+	bool progress = false;
+
+	/*
+	 * No command runs on this file (closing: no fd is left; device
+	 * removal: SRCU fenced them), so the list is stable but for our own
+	 * removals.
+	 */
+	list_for_each_entry_safe(uobj, next, &ufile->uobjects, list) {
+		if (WARN_ON(atomic_cmpxchg(&uobj->usecnt, 0, -1) != 0))
+			continue;
+		if (xqp_uobj_destroy_hw(uobj, why)) {
+			atomic_set(&uobj->usecnt, 0);
+			continue;
+		}
+		uobj_remove(uobj);
+		progress = true;
+	}
+	return progress;
+}
+
+/**
+ * xqp_ufile_cleanup - destroy everything a file holds (close, process
+ * death, device removal), dependents first: objects go newest first, and
+ * one that is still busy (an XRCD whose QPs are not gone yet, a PD with
+ * QPs) is retried after the others, as __uverbs_cleanup_ufile() does.
+ * Shared QPs other files hold stay alive: destroying a handle never takes
+ * the real QP from another holder.
+ */
+void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why)
+{
+	mutex_lock(&ufile->cleanup_mutex);
+	while (!list_empty(&ufile->uobjects) && cleanup_pass(ufile, why))
+		;
+	if (!list_empty(&ufile->uobjects)) {
+		struct xqp_uobj *uobj;
+
+		/* Only a driver that refuses to destroy gets here. */
+		list_for_each_entry(uobj, &ufile->uobjects, list)
+			pr_err("xqp_uverbs: could not destroy object %u (type %d) on close\n",
+			       uobj->id, uobj->type);
+	}
+	if (smp_load_acquire(&ufile->has_context) && why == XQP_REMOVE_DRIVER &&
+	    ufile->async_file)
+		xqp_event_file_disassociate(ufile->async_file);
+	smp_store_release(&ufile->has_context, false);
+	mutex_unlock(&ufile->cleanup_mutex);
+}
+
+/* Final release of a file: whatever objects are left were leaked above. */
+void xqp_ufile_release_idr(struct xqp_ufile *ufile)
+{
+	struct xqp_uobj *uobj;
+	unsigned long id;
+
+	xa_for_each(&ufile->idr, id, uobj)
+		kref_put(&uobj->ref, uobj_free);
+	xa_destroy(&ufile->idr);
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xqp's uverbs character device: /dev/xqp/uverbsN speaks the uverbs write
+ * ABI of <rdma/ib_user_verbs.h> on top of the xqp C API. It is a client of
+ * the core (as ib_uverbs is an ib_client) and mirrors ib_uverbs' structure:
+ *
+ *  - one struct xqp_uverbs_device per xqp device, holding the char device,
+ *    the SRCU that fences commands against device removal ("disassociate")
+ *    and the per-device inode -> XRCD table;
+ *  - one struct xqp_ufile per open(): its object table (small integer
+ *    handles in one xarray, never pointers), its async event file and the
+ *    list of live objects in creation order (torn down newest first, with
+ *    retries, on close or device removal);
+ *  - one struct xqp_uobj per user object; the xqp object pointer it owns is
+ *    never copied out.
+ *
+ * docs/uverbs.md has the whole story, the errno table and the divergences.
+ */
+#ifndef XQP_UVERBS_H
+#define XQP_UVERBS_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "xqp/driver.h"
+
+/* Linux's values (include/rdma/ib_verbs.h), used on the wire. */
+#define XQP_UVERBS_NUM_COMP_VECTORS	1
+#define XQP_IB_QP_SET_QKEY		0x80000000U
+#define XQP_IB_SRQT_BASIC		0
+#define XQP_IB_SRQT_XRC			1
+#define XQP_IB_SRQT_TM			2
+
+/*
+ * Sizes of Linux's write-method tables for a device like the reference
+ * device (every legacy command up to OPEN_QP enabled; extended ones up to
+ * EX_MODIFY_QP): a command past them is -EOPNOTSUPP before any length check,
+ * one inside them that xqp lacks gets the length check, then -EOPNOTSUPP.
+ */
+#define XQP_UVERBS_NUM_WRITE		(IB_USER_VERBS_CMD_OPEN_QP + 1)
+#define XQP_UVERBS_NUM_WRITE_EX		(IB_USER_VERBS_EX_CMD_MODIFY_QP + 1)
+
+struct xqp_uverbs_device {
+	struct device dev;		/* refcount: the files' and ours */
+	struct cdev cdev;
+	int devnum;
+	struct xqp_device __rcu *xdev;	/* NULL once the device is removed */
+	struct srcu_struct disassociate_srcu;	/* held by every command */
+	struct mutex lists_mutex;
+	struct list_head files;		/* struct xqp_ufile.list */
+	struct mutex xrcd_tree_mutex;
+	struct rb_root xrcd_tree;	/* inode -> struct xqp_xrcd */
+};
+
+/* The async event file (the fd GET_CONTEXT returns). */
+struct xqp_uverbs_event_file {
+	struct kref ref;		/* the fd, the ufile, each event object */
+	spinlock_t lock;		/* everything below; IRQ-safe */
+	struct list_head event_list;
+	wait_queue_head_t poll_wait;
+	struct fasync_struct *async_queue;
+	bool is_closed;			/* the fd was released */
+	bool dead;			/* device removed: EIO once drained */
+	u32 queued;
+	u64 dropped;			/* events lost to the queue bound */
+	u64 delivered;
+};
+
+struct xqp_ufile {
+	struct kref ref;		/* the struct file; device removal */
+	struct xqp_uverbs_device *udev;	/* holds a device reference */
+	struct list_head list;		/* udev->files, lists_mutex */
+	struct mutex ucontext_lock;	/* GET_CONTEXT */
+	bool has_context;		/* read with smp_load_acquire */
+	struct xqp_uverbs_event_file *async_file;
+	struct mutex cleanup_mutex;	/* close vs. device removal */
+	struct xarray idr;		/* handle -> struct xqp_uobj */
+	spinlock_t uobjects_lock;
+	struct list_head uobjects;	/* newest first */
+};
+
+enum xqp_uobj_type {
+	XQP_UOBJ_PD = 1,
+	XQP_UOBJ_CQ,
+	XQP_UOBJ_QP,
+	XQP_UOBJ_SRQ,
+	XQP_UOBJ_XRCD,
+};
+
+/* Why an object is destroyed (Linux's enum rdma_remove_reason). */
+enum xqp_remove_reason {
+	XQP_REMOVE_DESTROY,	/* the user asked */
+	XQP_REMOVE_CLOSE,	/* the file is closed (or its process died) */
+	XQP_REMOVE_DRIVER,	/* the device goes away */
+	XQP_REMOVE_ABORT,	/* creation failed after the object was made */
+};
+
+/* Lock modes on one object, as uverbs_try_lock_object(). */
+enum xqp_lookup_mode {
+	XQP_LOOKUP_READ,	/* shared: usecnt > 0 */
+	XQP_LOOKUP_WRITE,	/* exclusive: usecnt == -1 */
+	XQP_LOOKUP_DESTROY,	/* reference only; destroy takes WRITE */
+};
+
+struct xqp_uobj {
+	struct kref ref;
+	atomic_t usecnt;		/* -1: write-locked, >0: readers */
+	u32 id;				/* the handle */
+	enum xqp_uobj_type type;
+	u64 user_handle;
+	struct xqp_ufile *ufile;
+	void *object;			/* the xqp object; NULL once destroyed */
+	struct list_head list;		/* ufile->uobjects once committed */
+	struct rcu_head rcu;
+};
+
+/* Objects that report async events to the file's event fd. */
+struct xqp_uevent_obj {
+	struct xqp_uobj uobj;
+	struct xqp_uverbs_event_file *ev_file;
+	struct list_head event_list;	/* its queued events, ev_file->lock */
+	u32 events_reported;		/* read by the user, ev_file->lock */
+};
+
+struct xqp_uxrcd {
+	struct xqp_uobj uobj;
+	atomic_t refcnt;		/* QPs, opened QPs, XRC SRQs of this handle */
+	struct inode *inode;		/* NULL for a private (fd = -1) XRCD */
+};
+
+struct xqp_uqp {
+	struct xqp_uevent_obj uevent;
+	struct xqp_uxrcd *uxrcd;	/* XRC_TGT created or opened */
+	u8 sq_sig_all;
+};
+
+struct xqp_usrq {
+	struct xqp_uevent_obj uevent;
+	struct xqp_uxrcd *uxrcd;	/* XRC SRQ */
+};
+
+/* One write() being executed. */
+struct xqp_cmd {
+	struct xqp_ufile *ufile;
+	struct xqp_device *xdev;	/* alive for the whole command (SRCU) */
+	const void __user *inbuf;	/* the command struct, after the header */
+	size_t inlen;
+	void __user *outbuf;		/* the response */
+	size_t outlen;
+};
+
+/* main.c */
+extern struct xqp_client xqp_uverbs_client;
+int xqp_uverbs_init(void);
+void xqp_uverbs_exit(void);
+
+/* uobj.c: the per-file object table */
+struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type);
+void xqp_uobj_commit(struct xqp_uobj *uobj);
+void xqp_uobj_abort(struct xqp_uobj *uobj);
+struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
+			      u32 id, enum xqp_lookup_mode mode);
+void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode);
+struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
+				      enum xqp_uobj_type type, u32 id);
+int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why);
+void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why);
+void xqp_ufile_release_idr(struct xqp_ufile *ufile);
+
+/* event.c: the async event file */
+struct xqp_uverbs_event_file *xqp_event_file_alloc(void);
+void xqp_event_file_put(struct xqp_uverbs_event_file *ev);
+struct file *xqp_event_file_open(struct xqp_uverbs_event_file *ev);
+void xqp_async_event(struct xqp_uverbs_event_file *ev, u64 element, u32 event,
+		     struct list_head *obj_list, u32 *counter);
+void xqp_uevent_init(struct xqp_uevent_obj *eobj, struct xqp_ufile *ufile);
+void xqp_uevent_release(struct xqp_uevent_obj *eobj);
+void xqp_event_file_disassociate(struct xqp_uverbs_event_file *ev);
+void xqp_uverbs_event_handler(struct xqp_event *event, void *context);
+
+/* cmd_*.c: the handlers */
+int xqp_cmd_get_context(struct xqp_cmd *cmd);
+int xqp_cmd_query_device(struct xqp_cmd *cmd);
+int xqp_cmd_query_port(struct xqp_cmd *cmd);
+int xqp_cmd_alloc_pd(struct xqp_cmd *cmd);
+int xqp_cmd_dealloc_pd(struct xqp_cmd *cmd);
+int xqp_cmd_create_cq(struct xqp_cmd *cmd);
+int xqp_cmd_destroy_cq(struct xqp_cmd *cmd);
+int xqp_cmd_create_qp(struct xqp_cmd *cmd);
+int xqp_cmd_open_qp(struct xqp_cmd *cmd);
+int xqp_cmd_query_qp(struct xqp_cmd *cmd);
+int xqp_cmd_modify_qp(struct xqp_cmd *cmd);
+int xqp_cmd_destroy_qp(struct xqp_cmd *cmd);
+int xqp_cmd_open_xrcd(struct xqp_cmd *cmd);
+int xqp_cmd_close_xrcd(struct xqp_cmd *cmd);
+int xqp_cmd_create_srq(struct xqp_cmd *cmd);
+int xqp_cmd_create_xsrq(struct xqp_cmd *cmd);
+int xqp_cmd_destroy_srq(struct xqp_cmd *cmd);
+int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd);
+
+/* cmd_common.c: request/response copying with Linux's rules */
+int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len);
+int xqp_cmd_response(struct xqp_cmd *cmd, const void *resp, size_t resp_len);
+int xqp_cmd_need_context(struct xqp_cmd *cmd);
+
+#endif /* XQP_UVERBS_H */
