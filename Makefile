@@ -40,6 +40,17 @@ $(BUILD)/host/$(1)/xqp-tests: $(addprefix $(BUILD)/host/$(1)/,$(addsuffix .o,$(C
 endef
 $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 
+# ---- benchmarks (host, optimised, no sanitizers) --------------------------
+BENCH_OBJS := $(addprefix $(BUILD)/host/bench/,$(addsuffix .o,$(CORE_SRCS) $(SOFT_SRCS) tests/host/seam_host.cpp tests/bench/bench_core.cpp))
+FLAGS_bench := -O2 -g -DNDEBUG
+$(eval $(call host_variant,bench))
+$(BUILD)/host/bench/xqp-bench: $(BENCH_OBJS)
+	$(Q)$(CXX) -o $@ $^ -lbenchmark -pthread
+
+bench: $(BUILD)/host/bench/xqp-bench
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$< --benchmark_out=$(BUILD)/bench/results.json --benchmark_out_format=json
+
 host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
 
 # Runs one host variant; the result line is collected by scripts/check.

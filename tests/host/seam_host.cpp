@@ -43,6 +43,7 @@ struct AllocHeader {
 };
 
 std::atomic<long> live_allocs{0};
+std::atomic<long> live_bytes{0};
 std::atomic<long> alloc_calls{0};
 std::atomic<long> fail_after{-1};
 std::atomic<long> warn_count{0};
@@ -130,6 +131,7 @@ void rcu_worker_start()
 } // namespace
 
 long xqp_host_live_allocs() { return live_allocs.load(); }
+long xqp_host_live_bytes() { return live_bytes.load(); }
 void xqp_host_fail_alloc_after(long n) { fail_after.store(n); }
 long xqp_host_alloc_calls() { return alloc_calls.load(); }
 long xqp_host_warn_count() { return warn_count.load(); }
@@ -152,6 +154,7 @@ void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
 	h->magic = kMagicLive;
 	h->size = size;
 	live_allocs++;
+	live_bytes += static_cast<long>(size);
 	return h->data;
 }
 
@@ -168,6 +171,7 @@ void xqp_free(void *p)
 	h->magic = kMagicFreed;
 	std::memset(h->data, kPoison, h->size);
 	live_allocs--;
+	live_bytes -= static_cast<long>(h->size);
 	std::free(h);
 }
 

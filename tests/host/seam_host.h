@@ -7,6 +7,8 @@
 
 /* Live allocations made through xqp_zalloc and not yet freed. */
 long xqp_host_live_allocs();
+/* Bytes requested by those live allocations. */
+long xqp_host_live_bytes();
 /* Make the n-th next xqp_zalloc fail (0 = the next one); -1 disables. */
 void xqp_host_fail_alloc_after(long n);
 /* Allocations attempted so far (for failure sweeps). */
