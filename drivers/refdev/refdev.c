@@ -1,0 +1,865 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xqp_refdev: the reference device. A fake XRC-capable InfiniBand device
+ * registered with the kernel's real ib_core: the scenarios xqp runs against
+ * its own core (on the soft device) run against Linux's core on this.
+ *
+ * It mirrors drivers/soft where a driver has a say, so that every difference
+ * a differential test sees comes from the cores, not from the drivers:
+ *  - the same limits, capability checks and granted capabilities (rxe's
+ *    rules: 2^k - 1 WRs, a send WQE holds its SGEs or its inline data);
+ *  - QP numbers of 24 bits from 2 up, handed out by a cursor that wraps, so
+ *    a freed number comes back late;
+ *  - modify_qp checks the attributes like rxe_qp_chk_attr(), validates the
+ *    transition with ib_modify_qp_is_ok() (ib_core does not: drivers do) and
+ *    keeps what it was given; query_qp reports it;
+ *  - one-shot fault injection per op and live-object counts.
+ *
+ * Ports: one IB port (RDMA_CORE_CAP_PROT_IB, no MAD: max_mad_size 0), active,
+ * one GID, 64 P_Keys. No data path: post/poll ops are absent, which also
+ * keeps the kernel's ULPs (MAD, CM, IPoIB...) off the device; ib_uverbs
+ * still attaches and creates /dev/infiniband/uverbsN.
+ *
+ * Locking: the QP table's xa_lock (IRQ-safe) covers number allocation,
+ * lookup, removal and event delivery; each QP's attr_lock its attributes.
+ * Counts and injections are atomics.
+ */
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/idr.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include "refdev.h"
+
+#define REFDEV_PORT_CNT		1
+#define REFDEV_GID_TBL_LEN	1
+#define REFDEV_SGE_SIZE		16	/* sizeof(struct ib_sge) */
+#define REFDEV_VENDOR_ID	0xffffff
+#define REFDEV_GUID_BASE	0x0258515200000000ULL	/* 02:"XQR":... */
+#define REFDEV_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+#define REFDEV_NUM_MASK		0xffffffU
+
+/* The soft device's defaults (xqp_soft_default_limits), which follow rxe. */
+#define REFDEV_MAX_QP		((1U << 24) - 2)
+#define REFDEV_MAX_QP_WR	16384
+#define REFDEV_MAX_SGE		32
+#define REFDEV_MAX_INLINE	256
+#define REFDEV_MAX_CQ		(1U << 20)
+#define REFDEV_MAX_CQE		65536
+#define REFDEV_MAX_PD		(1U << 20)
+#define REFDEV_MAX_XRCD		(1U << 20)
+#define REFDEV_MAX_SRQ		(1U << 20)
+#define REFDEV_MAX_SRQ_WR	16384
+#define REFDEV_MAX_SRQ_SGE	27
+#define REFDEV_MAX_QP_RD_ATOM	128
+#define REFDEV_MAX_QP_INIT_RD_ATOM 128
+#define REFDEV_MAX_PKEYS	64
+
+enum refdev_kind {
+	REFDEV_UCONTEXT,
+	REFDEV_PD,
+	REFDEV_CQ,
+	REFDEV_XRCD,
+	REFDEV_SRQ,
+	REFDEV_QP,
+	REFDEV_KINDS
+};
+
+static const u32 refdev_max[REFDEV_KINDS] = {
+	[REFDEV_UCONTEXT] = U32_MAX,
+	[REFDEV_PD] = REFDEV_MAX_PD,
+	[REFDEV_CQ] = REFDEV_MAX_CQ,
+	[REFDEV_XRCD] = REFDEV_MAX_XRCD,
+	[REFDEV_SRQ] = REFDEV_MAX_SRQ,
+	[REFDEV_QP] = REFDEV_MAX_QP,
+};
+
+struct refdev_inject {
+	atomic_t countdown;		/* fires when it drops to 0 */
+	int err;
+};
+
+struct xqp_refdev {
+	struct ib_device ibdev;		/* first: ib_alloc_device() */
+	struct xarray qps;		/* qp_num -> struct refdev_qp */
+	u32 qpn_next;			/* allocation cursor, under qps' lock */
+	struct ida srqns;		/* XRC SRQ numbers */
+	atomic_t count[REFDEV_KINDS];
+	struct refdev_inject inject[XQP_REFDEV_OP_COUNT];
+	atomic64_t calls[XQP_REFDEV_OP_COUNT];
+};
+
+struct refdev_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct refdev_pd {
+	struct ib_pd ibpd;
+};
+
+struct refdev_xrcd {
+	struct ib_xrcd ibxrcd;
+};
+
+struct refdev_cq {
+	struct ib_cq ibcq;
+};
+
+struct refdev_srq {
+	struct ib_srq ibsrq;
+	u32 srq_num;			/* XRC SRQs only, else 0 */
+	struct ib_srq_attr attr;
+};
+
+struct refdev_qp {
+	struct ib_qp ibqp;
+	enum ib_sig_type sq_sig_type;
+	bool has_srq;
+	spinlock_t attr_lock;		/* attr */
+	struct ib_qp_attr attr;
+};
+
+static atomic64_t refdev_instances = ATOMIC64_INIT(0);
+
+static inline struct xqp_refdev *to_ref(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct xqp_refdev, ibdev);
+}
+
+static inline struct refdev_qp *to_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct refdev_qp, ibqp);
+}
+
+static inline struct refdev_srq *to_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct refdev_srq, ibsrq);
+}
+
+/* ---- fault injection, counts -------------------------------------------- */
+
+/* Every injectable op starts here; returns the armed error or 0. */
+static int refdev_enter(struct xqp_refdev *ref, enum xqp_refdev_op op)
+{
+	struct refdev_inject *inj = &ref->inject[op];
+
+	atomic64_inc(&ref->calls[op]);
+	if (atomic_read_acquire(&inj->countdown) <= 0)
+		return 0;
+	if (atomic_dec_return(&inj->countdown) != 0)
+		return 0;
+	return READ_ONCE(inj->err);
+}
+
+void xqp_refdev_inject(struct xqp_refdev *ref, enum xqp_refdev_op op, int err,
+		       unsigned int after)
+{
+	struct refdev_inject *inj;
+
+	if (WARN_ON((unsigned int)op >= XQP_REFDEV_OP_COUNT))
+		return;
+	inj = &ref->inject[op];
+	atomic_set_release(&inj->countdown, 0);
+	WRITE_ONCE(inj->err, err);
+	if (err)
+		atomic_set_release(&inj->countdown,
+				   after >= INT_MAX ? INT_MAX : (int)after + 1);
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_inject);
+
+u64 xqp_refdev_op_calls(struct xqp_refdev *ref, enum xqp_refdev_op op)
+{
+	if (WARN_ON((unsigned int)op >= XQP_REFDEV_OP_COUNT))
+		return 0;
+	return atomic64_read(&ref->calls[op]);
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_op_calls);
+
+/* Counts a new object of @kind; -ENOMEM past the device's limit. */
+static int refdev_get(struct xqp_refdev *ref, enum refdev_kind kind)
+{
+	if ((u32)atomic_inc_return(&ref->count[kind]) > refdev_max[kind]) {
+		atomic_dec(&ref->count[kind]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void refdev_put(struct xqp_refdev *ref, enum refdev_kind kind)
+{
+	WARN_ON(atomic_dec_return(&ref->count[kind]) < 0);
+}
+
+void xqp_refdev_counts(struct xqp_refdev *ref, struct xqp_refdev_counts *c)
+{
+	c->ucontext = atomic_read(&ref->count[REFDEV_UCONTEXT]);
+	c->pd = atomic_read(&ref->count[REFDEV_PD]);
+	c->cq = atomic_read(&ref->count[REFDEV_CQ]);
+	c->xrcd = atomic_read(&ref->count[REFDEV_XRCD]);
+	c->srq = atomic_read(&ref->count[REFDEV_SRQ]);
+	c->qp = atomic_read(&ref->count[REFDEV_QP]);
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_counts);
+
+/* ---- device and port ---------------------------------------------------- */
+
+static int refdev_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			       struct ib_udata *udata)
+{
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = 1;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = ~0ULL;
+	attr->page_size_cap = 0xfffff000;
+	attr->vendor_id = REFDEV_VENDOR_ID;
+	attr->max_qp = REFDEV_MAX_QP;
+	attr->max_qp_wr = REFDEV_MAX_QP_WR;
+	attr->device_cap_flags = IB_DEVICE_XRC;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	attr->max_send_sge = REFDEV_MAX_SGE;
+	attr->max_recv_sge = REFDEV_MAX_SGE;
+	attr->max_sge_rd = REFDEV_MAX_SGE;
+	attr->max_cq = REFDEV_MAX_CQ;
+	attr->max_cqe = REFDEV_MAX_CQE;
+	attr->max_pd = REFDEV_MAX_PD;
+	attr->max_qp_rd_atom = REFDEV_MAX_QP_RD_ATOM;
+	attr->max_qp_init_rd_atom = REFDEV_MAX_QP_INIT_RD_ATOM;
+	attr->max_res_rd_atom = REFDEV_MAX_QP_RD_ATOM * 64;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_srq = REFDEV_MAX_SRQ;
+	attr->max_srq_wr = REFDEV_MAX_SRQ_WR;
+	attr->max_srq_sge = REFDEV_MAX_SRQ_SGE;
+	attr->max_pkeys = REFDEV_MAX_PKEYS;
+	attr->local_ca_ack_delay = 15;
+	return 0;
+}
+
+static int refdev_query_port(struct ib_device *ibdev, u32 port,
+			     struct ib_port_attr *attr)
+{
+	/* ib_core zeroes *attr first */
+	attr->state = IB_PORT_ACTIVE;
+	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = REFDEV_GID_TBL_LEN;
+	attr->pkey_tbl_len = REFDEV_MAX_PKEYS;
+	attr->max_msg_sz = 0x800000;
+	attr->lid = 1;
+	attr->sm_lid = 1;
+	attr->max_vl_num = 1;
+	attr->active_width = IB_WIDTH_1X;
+	attr->active_speed = IB_SPEED_SDR;
+	return 0;
+}
+
+static int refdev_get_port_immutable(struct ib_device *ibdev, u32 port,
+				     struct ib_port_immutable *immutable)
+{
+	immutable->pkey_tbl_len = REFDEV_MAX_PKEYS;
+	immutable->gid_tbl_len = REFDEV_GID_TBL_LEN;
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
+	/* No MAD support, so no MAD size: ib_core refuses anything else. */
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+static int refdev_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index >= REFDEV_MAX_PKEYS)
+		return -EINVAL;
+	*pkey = index == 0 ? 0xffff : 0;
+	return 0;
+}
+
+static int refdev_query_gid(struct ib_device *ibdev, u32 port, int index,
+			    union ib_gid *gid)
+{
+	if (index < 0 || index >= REFDEV_GID_TBL_LEN)
+		return -EINVAL;
+	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	gid->global.interface_id = ibdev->node_guid;
+	return 0;
+}
+
+static enum rdma_link_layer refdev_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+/* ---- ucontext, PD, XRCD, CQ ---------------------------------------------- */
+
+static int refdev_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
+{
+	return refdev_get(to_ref(uctx->device), REFDEV_UCONTEXT);
+}
+
+static void refdev_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+	refdev_put(to_ref(uctx->device), REFDEV_UCONTEXT);
+}
+
+static int refdev_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(pd->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_ALLOC_PD);
+
+	return err ?: refdev_get(ref, REFDEV_PD);
+}
+
+static int refdev_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(pd->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_DEALLOC_PD);
+
+	if (err)
+		return err;
+	refdev_put(ref, REFDEV_PD);
+	return 0;
+}
+
+static int refdev_alloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(xrcd->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_ALLOC_XRCD);
+
+	return err ?: refdev_get(ref, REFDEV_XRCD);
+}
+
+static int refdev_dealloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(xrcd->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_DEALLOC_XRCD);
+
+	if (err)
+		return err;
+	refdev_put(ref, REFDEV_XRCD);
+	return 0;
+}
+
+static int refdev_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			    struct uverbs_attr_bundle *attrs)
+{
+	struct xqp_refdev *ref = to_ref(cq->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_CREATE_CQ);
+
+	if (err)
+		return err;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > REFDEV_MAX_CQE)
+		return -EINVAL;
+	err = refdev_get(ref, REFDEV_CQ);
+	if (err)
+		return err;
+	cq->cqe = attr->cqe;
+	return 0;
+}
+
+static int refdev_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(cq->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_DESTROY_CQ);
+
+	if (err)
+		return err;
+	refdev_put(ref, REFDEV_CQ);
+	return 0;
+}
+
+/* ---- capabilities (the soft device's rules) ------------------------------ */
+
+/* A queue of @req WRs, sized like rxe's rings (2^k - 1 >= @req) up to @max. */
+static u32 refdev_grant_wr(u32 req, u32 max)
+{
+	u64 slots;
+
+	if (!req)
+		return 0;
+	slots = (u64)rounddown_pow_of_two(req) << 1;	/* > req */
+	return (u32)min_t(u64, slots - 1, max);
+}
+
+/*
+ * Checks requested QP capabilities against the limits (-EINVAL) and rewrites
+ * @cap to what is granted, never less than requested. With an SRQ the
+ * receive capabilities are not the QP's and are left alone.
+ */
+static int refdev_grant_qp_cap(struct ib_qp_cap *cap, bool has_srq)
+{
+	u64 wqe;
+
+	if (cap->max_send_wr > REFDEV_MAX_QP_WR ||
+	    cap->max_send_sge > REFDEV_MAX_SGE ||
+	    cap->max_inline_data > REFDEV_MAX_INLINE)
+		return -EINVAL;
+	if (!has_srq && (cap->max_recv_wr > REFDEV_MAX_QP_WR ||
+			 cap->max_recv_sge > REFDEV_MAX_SGE))
+		return -EINVAL;
+
+	/* A send WQE holds its SGEs or its inline data, whichever is larger. */
+	wqe = max_t(u64, (u64)cap->max_send_sge * REFDEV_SGE_SIZE,
+		    cap->max_inline_data);
+	cap->max_send_wr = refdev_grant_wr(cap->max_send_wr, REFDEV_MAX_QP_WR);
+	cap->max_send_sge = (u32)min_t(u64, wqe / REFDEV_SGE_SIZE, REFDEV_MAX_SGE);
+	cap->max_inline_data = (u32)min_t(u64, wqe, REFDEV_MAX_INLINE);
+	if (!has_srq)
+		cap->max_recv_wr = refdev_grant_wr(cap->max_recv_wr, REFDEV_MAX_QP_WR);
+	return 0;
+}
+
+/* ---- SRQ ------------------------------------------------------------------ */
+
+static int refdev_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			     struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(ibsrq->device);
+	struct refdev_srq *srq = to_srq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	int err;
+
+	err = refdev_enter(ref, XQP_REFDEV_OP_CREATE_SRQ);
+	if (err)
+		return err;
+	switch (init->srq_type) {
+	case IB_SRQT_BASIC:
+		break;
+	case IB_SRQT_XRC:
+		if (!init->ext.xrc.xrcd || !init->ext.cq)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (attr->max_wr < 1 || attr->max_wr > REFDEV_MAX_SRQ_WR ||
+	    attr->max_sge > REFDEV_MAX_SRQ_SGE)
+		return -EINVAL;
+
+	err = refdev_get(ref, REFDEV_SRQ);
+	if (err)
+		return err;
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = ida_alloc_range(&ref->srqns, 1, REFDEV_NUM_MASK, GFP_KERNEL);
+		if (err < 0) {
+			refdev_put(ref, REFDEV_SRQ);
+			return err;
+		}
+		srq->srq_num = err;
+		ibsrq->ext.xrc.srq_num = err;
+	}
+	attr->max_wr = refdev_grant_wr(attr->max_wr, REFDEV_MAX_SRQ_WR);
+	if (attr->max_sge < 1)
+		attr->max_sge = 1;
+	srq->attr = *attr;
+	return 0;
+}
+
+static int refdev_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(ibsrq->device);
+	struct refdev_srq *srq = to_srq(ibsrq);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_DESTROY_SRQ);
+
+	if (err)
+		return err;
+	if (srq->srq_num)
+		ida_free(&ref->srqns, srq->srq_num);
+	refdev_put(ref, REFDEV_SRQ);
+	return 0;
+}
+
+/* ---- QP ------------------------------------------------------------------- */
+
+static bool refdev_qp_type_ok(enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int refdev_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(ibqp->device);
+	struct refdev_qp *qp = to_qp(ibqp);
+	struct ib_qp_cap cap = init->cap;
+	bool has_srq = init->srq != NULL;
+	u32 qpn;
+	int err;
+
+	err = refdev_enter(ref, XQP_REFDEV_OP_CREATE_QP);
+	if (err)
+		return err;
+	if (!refdev_qp_type_ok(init->qp_type) || init->create_flags)
+		return -EOPNOTSUPP;
+	/* ib_core takes init->xrcd's usecnt after this returns: it must exist. */
+	if (init->qp_type == IB_QPT_XRC_TGT && !init->xrcd)
+		return -EINVAL;
+	err = refdev_grant_qp_cap(&cap, has_srq);
+	if (err)
+		return err;
+
+	spin_lock_init(&qp->attr_lock);
+	qp->sq_sig_type = init->sq_sig_type;
+	qp->has_srq = has_srq;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.cur_qp_state = IB_QPS_RESET;
+	qp->attr.cap = cap;
+	qp->attr.port_num = init->port_num;
+
+	err = refdev_get(ref, REFDEV_QP);
+	if (err)
+		return err;
+	/* Published last: from here on events can reach the QP. */
+	err = xa_alloc_cyclic_irq(&ref->qps, &qpn, qp,
+				  XA_LIMIT(XQP_REFDEV_QPN_FIRST, XQP_REFDEV_QPN_LAST),
+				  &ref->qpn_next, GFP_KERNEL);
+	if (err < 0) {
+		refdev_put(ref, REFDEV_QP);
+		return err == -EBUSY ? -ENOSPC : err;
+	}
+	ibqp->qp_num = qpn;
+	init->cap = cap;
+	return 0;
+}
+
+/* The attribute checks that do not depend on the state (rxe_qp_chk_attr). */
+static int refdev_check_qp_attr(struct refdev_qp *qp, const struct ib_qp_attr *attr,
+				int mask, struct ib_qp_cap *cap)
+{
+	if ((mask & IB_QP_PORT) && !rdma_is_port_valid(qp->ibqp.device, attr->port_num))
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= REFDEV_MAX_PKEYS)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~REFDEV_ACCESS_SUPPORTED))
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > REFDEV_MAX_QP_INIT_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > REFDEV_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MIG_STATE) && attr->path_mig_state > IB_MIG_ARMED)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > REFDEV_NUM_MASK)
+		return -EINVAL;
+	if (mask & IB_QP_ALT_PATH) {
+		if (!rdma_is_port_valid(qp->ibqp.device, attr->alt_port_num) ||
+		    attr->alt_pkey_index >= REFDEV_MAX_PKEYS ||
+		    attr->alt_timeout > 31)
+			return -EINVAL;
+	}
+	if (mask & IB_QP_CAP) {
+		*cap = attr->cap;
+		return refdev_grant_qp_cap(cap, qp->has_srq);
+	}
+	return 0;
+}
+
+/* An address vector as kept: no reference-counted GID attribute in it. */
+static void refdev_keep_ah(struct rdma_ah_attr *dst, const struct rdma_ah_attr *src)
+{
+	*dst = *src;
+	dst->grh.sgid_attr = NULL;
+}
+
+/* Keeps every attribute in @mask. Caller holds qp->attr_lock. */
+static void refdev_store_qp_attr(struct refdev_qp *qp, const struct ib_qp_attr *attr,
+				 int mask, const struct ib_qp_cap *cap)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV)
+		refdev_keep_ah(&a->ah_attr, &attr->ah_attr);
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & REFDEV_NUM_MASK;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_ALT_PATH) {
+		refdev_keep_ah(&a->alt_ah_attr, &attr->alt_ah_attr);
+		a->alt_port_num = attr->alt_port_num;
+		a->alt_pkey_index = attr->alt_pkey_index;
+		a->alt_timeout = attr->alt_timeout;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & REFDEV_NUM_MASK;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_CAP)
+		a->cap = *cap;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_RATE_LIMIT)
+		a->rate_limit = attr->rate_limit;
+}
+
+static int refdev_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+			    struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(ibqp->device);
+	struct refdev_qp *qp = to_qp(ibqp);
+	enum ib_qp_state cur, next;
+	struct ib_qp_cap cap = {};
+	unsigned long flags;
+	int err;
+
+	err = refdev_enter(ref, XQP_REFDEV_OP_MODIFY_QP);
+	if (err)
+		return err;
+	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	err = refdev_check_qp_attr(qp, attr, mask, &cap);
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&qp->attr_lock, flags);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->attr.qp_state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (cur > IB_QPS_ERR || next > IB_QPS_ERR ||
+	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+	} else {
+		qp->attr.qp_state = next;
+		refdev_store_qp_attr(qp, attr, mask, &cap);
+	}
+	spin_unlock_irqrestore(&qp->attr_lock, flags);
+	return err;
+}
+
+static int refdev_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+			   struct ib_qp_init_attr *init)
+{
+	struct xqp_refdev *ref = to_ref(ibqp->device);
+	struct refdev_qp *qp = to_qp(ibqp);
+	unsigned long flags;
+	int err;
+
+	err = refdev_enter(ref, XQP_REFDEV_OP_QUERY_QP);
+	if (err)
+		return err;
+
+	/* Like rxe, everything is reported, whatever @mask asks for. */
+	spin_lock_irqsave(&qp->attr_lock, flags);
+	*attr = qp->attr;
+	spin_unlock_irqrestore(&qp->attr_lock, flags);
+	attr->cur_qp_state = attr->qp_state;
+	attr->xmit_slave = NULL;
+
+	if (init) {
+		memset(init, 0, sizeof(*init));
+		init->qp_type = ibqp->qp_type;
+		init->send_cq = ibqp->send_cq;
+		init->recv_cq = ibqp->recv_cq;
+		init->srq = ibqp->srq;
+		init->xrcd = ibqp->xrcd;
+		init->cap = attr->cap;
+		init->sq_sig_type = qp->sq_sig_type;
+		init->port_num = attr->port_num;
+	}
+	return 0;
+}
+
+static int refdev_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct xqp_refdev *ref = to_ref(ibqp->device);
+	int err = refdev_enter(ref, XQP_REFDEV_OP_DESTROY_QP);
+
+	if (err)
+		return err;
+	/* After this no event can reach the QP (see raise_qp_event). */
+	xa_erase_irq(&ref->qps, ibqp->qp_num);
+	refdev_put(ref, REFDEV_QP);
+	return 0;	/* ib_core frees the memory */
+}
+
+int xqp_refdev_raise_qp_event(struct xqp_refdev *ref, u32 qp_num,
+			      enum ib_event_type type)
+{
+	struct refdev_qp *qp;
+	struct ib_event ev = {};
+	unsigned long flags;
+	int err = 0;
+
+	xa_lock_irqsave(&ref->qps, flags);
+	qp = xa_load(&ref->qps, qp_num);
+	if (!qp) {
+		err = -EINVAL;
+	} else if (qp->ibqp.event_handler) {
+		ev.device = &ref->ibdev;
+		ev.element.qp = &qp->ibqp;
+		ev.event = type;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	xa_unlock_irqrestore(&ref->qps, flags);
+	return err;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_raise_qp_event);
+
+struct ib_qp *xqp_refdev_find_qp(struct xqp_refdev *ref, u32 qp_num)
+{
+	struct refdev_qp *qp = xa_load(&ref->qps, qp_num);
+
+	return qp ? &qp->ibqp : NULL;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_find_qp);
+
+void xqp_refdev_set_qpn_cursor(struct xqp_refdev *ref, u32 next)
+{
+	unsigned long flags;
+
+	if (next < XQP_REFDEV_QPN_FIRST || next > XQP_REFDEV_QPN_LAST)
+		next = XQP_REFDEV_QPN_FIRST;
+	xa_lock_irqsave(&ref->qps, flags);
+	ref->qpn_next = next;
+	xa_unlock_irqrestore(&ref->qps, flags);
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_set_qpn_cursor);
+
+/* ---- the device ----------------------------------------------------------- */
+
+static const struct ib_device_ops refdev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+
+	.query_device = refdev_query_device,
+	.query_port = refdev_query_port,
+	.get_port_immutable = refdev_get_port_immutable,
+	.get_link_layer = refdev_get_link_layer,
+	.query_pkey = refdev_query_pkey,
+	.query_gid = refdev_query_gid,
+	.alloc_ucontext = refdev_alloc_ucontext,
+	.dealloc_ucontext = refdev_dealloc_ucontext,
+	.alloc_pd = refdev_alloc_pd,
+	.dealloc_pd = refdev_dealloc_pd,
+	.alloc_xrcd = refdev_alloc_xrcd,
+	.dealloc_xrcd = refdev_dealloc_xrcd,
+	.create_cq = refdev_create_cq,
+	.destroy_cq = refdev_destroy_cq,
+	.create_srq = refdev_create_srq,
+	.destroy_srq = refdev_destroy_srq,
+	.create_qp = refdev_create_qp,
+	.modify_qp = refdev_modify_qp,
+	.query_qp = refdev_query_qp,
+	.destroy_qp = refdev_destroy_qp,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, refdev_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, refdev_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, refdev_xrcd, ibxrcd),
+	INIT_RDMA_OBJ_SIZE(ib_cq, refdev_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_srq, refdev_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, refdev_qp, ibqp),
+};
+
+struct xqp_refdev *xqp_refdev_create(void)
+{
+	struct xqp_refdev *ref;
+	struct ib_device *ibdev;
+	u64 instance;
+	int err;
+
+	ref = ib_alloc_device(xqp_refdev, ibdev);
+	if (!ref)
+		return ERR_PTR(-ENOMEM);
+	xa_init_flags(&ref->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	ref->qpn_next = XQP_REFDEV_QPN_FIRST;
+	ida_init(&ref->srqns);
+
+	ibdev = &ref->ibdev;
+	instance = atomic64_inc_return(&refdev_instances);
+	strscpy(ibdev->node_desc, "xqp reference device", sizeof(ibdev->node_desc));
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->node_guid = cpu_to_be64(REFDEV_GUID_BASE | (instance & 0xffffffffULL));
+	ibdev->phys_port_cnt = REFDEV_PORT_CNT;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	ib_set_device_ops(ibdev, &refdev_ops);
+
+	err = ib_register_device(ibdev, "xqp_ref%d", NULL);
+	if (err) {
+		ida_destroy(&ref->srqns);
+		xa_destroy(&ref->qps);
+		ib_dealloc_device(ibdev);
+		return ERR_PTR(err);
+	}
+	return ref;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_create);
+
+unsigned int xqp_refdev_destroy(struct xqp_refdev *ref)
+{
+	struct xqp_refdev_counts c;
+	unsigned int left;
+
+	if (IS_ERR_OR_NULL(ref))
+		return 0;
+	/* Waits for ib_uverbs to release what its users still hold. */
+	ib_unregister_device(&ref->ibdev);
+
+	xqp_refdev_counts(ref, &c);
+	left = c.ucontext + c.pd + c.cq + c.xrcd + c.srq + c.qp;
+	if (left)
+		pr_err("%s: leaking %u ucontexts, %u PDs, %u CQs, %u XRCDs, %u SRQs, %u QPs\n",
+		       dev_name(&ref->ibdev.dev), c.ucontext, c.pd, c.cq, c.xrcd,
+		       c.srq, c.qp);
+	ida_destroy(&ref->srqns);
+	xa_destroy(&ref->qps);
+	ib_dealloc_device(&ref->ibdev);
+	return left;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_destroy);
+
+struct ib_device *xqp_refdev_ibdev(struct xqp_refdev *ref)
+{
+	return &ref->ibdev;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_ibdev);
