@@ -4,7 +4,8 @@
  * (uverbs_request() / uverbs_response() in uverbs_cmd.c):
  *  - a request shorter than the kernel's struct is zero-extended (the
  *    header check already refused one shorter than the command's minimum);
- *    bytes past the struct must be zero, else -EOPNOTSUPP;
+ *    bytes past the struct must be zero (and at most 64 KiB - 1 of them),
+ *    else -EOPNOTSUPP;
  *  - a response is truncated to the user's buffer, and a longer buffer is
  *    zero-filled, so no uninitialised byte ever reaches the user;
  *  - a fault either way is -EFAULT.
@@ -24,6 +25,9 @@ int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len)
 		const u8 __user *p = cmd->inbuf + req_len;
 		u8 chunk[64];
 
+		/* ib_is_buffer_cleared() does not look past 64 KiB: not clear */
+		if (left > USHRT_MAX)
+			return -EOPNOTSUPP;
 		while (left) {
 			size_t n = min(left, sizeof(chunk));
 			size_t i;

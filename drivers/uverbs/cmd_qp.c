@@ -7,22 +7,31 @@
  * creator's handle, OPEN_QP a new one, and DESTROY_QP on either closes that
  * handle; the real QP goes with its last handle, in whichever process.
  */
+#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "uverbs.h"
 
-static bool qp_type_ok(u8 t)
+/* Linux's values of the types xqp's devices do not have. */
+#define XQP_IB_QPT_RAW_PACKET	8
+#define XQP_IB_QPT_DRIVER	0xff
+
+/* create_qp()'s type check: 0, -EINVAL, or -EPERM (raw packet, unprivileged). */
+static int qp_type_check(u8 t)
 {
 	switch (t) {
+	case XQP_IB_QPT_RAW_PACKET:
+		return capable(CAP_NET_RAW) ? 0 : -EPERM;
 	case XQP_QPT_RC:
 	case XQP_QPT_UC:
 	case XQP_QPT_UD:
 	case XQP_QPT_XRC_INI:
 	case XQP_QPT_XRC_TGT:
-		return true;
+	case XQP_IB_QPT_DRIVER:
+		return 0;
 	}
-	return false;
+	return -EINVAL;
 }
 
 /* Lookups a QP creation holds (READ) until it is done. */
@@ -66,8 +75,9 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	if (!qp_type_ok(req.qp_type))
-		return -EINVAL;
+	ret = qp_type_check(req.qp_type);
+	if (ret)
+		return ret;
 	if (req.reserved)
 		return -EINVAL;
 	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_QP);
@@ -116,6 +126,12 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 		ret = qp_dep_get(ufile, XQP_UOBJ_PD, req.pd_handle, &d.pd);
 		if (ret)
 			goto err;
+	}
+
+	/* Types Linux knows and leaves to the driver: xqp's devices have none. */
+	if (req.qp_type == XQP_IB_QPT_RAW_PACKET || req.qp_type == XQP_IB_QPT_DRIVER) {
+		ret = -EOPNOTSUPP;
+		goto err;
 	}
 
 	xqp_uevent_init(&uqp->uevent, ufile);
@@ -422,8 +438,11 @@ int xqp_cmd_modify_qp(struct xqp_cmd *cmd)
 	if (mask & XQP_QP_PATH_MIG_STATE)
 		attr->path_mig_state = req.path_mig_state;
 	if (mask & XQP_QP_QKEY) {
-		/* Privileged Q_Keys are off, as rdma_nl_get_privileged_qkey(). */
-		if (req.qkey & XQP_IB_QP_SET_QKEY) {
+		/*
+		 * rdma_nl_get_privileged_qkey(): CAP_NET_RAW (Linux's netlink
+		 * switch to allow everyone has no counterpart here).
+		 */
+		if ((req.qkey & XQP_IB_QP_SET_QKEY) && !capable(CAP_NET_RAW)) {
 			ret = -EPERM;
 			goto release;
 		}

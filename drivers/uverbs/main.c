@@ -28,6 +28,7 @@ struct xqp_write_method {
 	u16 resp_size;
 	u8 has_udata;	/* driver data may follow request and response */
 	u8 has_resp;	/* the request starts with the u64 response pointer */
+	u8 is_ex;	/* extended header (struct ib_uverbs_ex_cmd_hdr) */
 };
 
 #define W_IO(fn, req, resp, udata) \
@@ -74,8 +75,19 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 		ib_uverbs_open_qp, ib_uverbs_create_qp_resp, 1),
 };
 
-/* No extended command is implemented: each is Linux's notsupp method. */
-static const struct xqp_write_method xqp_notsupp_method;
+/*
+ * No extended command is implemented. The four Linux offers on a device
+ * like ours keep their header rules, then answer -EOPNOTSUPP; the others
+ * are Linux's notsupp method (legacy rules). Like Linux, an extended method
+ * has no minimum sizes at the header check (uapi_create_write() records
+ * sizes for legacy methods only).
+ */
+static const struct xqp_write_method xqp_write_ex_methods[XQP_UVERBS_NUM_WRITE_EX] = {
+	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = { .is_ex = 1 },
+	[IB_USER_VERBS_EX_CMD_CREATE_CQ] = { .is_ex = 1 },
+	[IB_USER_VERBS_EX_CMD_CREATE_QP] = { .is_ex = 1 },
+	[IB_USER_VERBS_EX_CMD_MODIFY_QP] = { .is_ex = 1 },
+};
 
 /* uapi_get_method(): which method a command number selects. */
 static const struct xqp_write_method *get_method(u32 command)
@@ -86,10 +98,36 @@ static const struct xqp_write_method *get_method(u32 command)
 			     IB_USER_VERBS_CMD_COMMAND_MASK))
 		return ERR_PTR(-EINVAL);
 	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
-		return idx < XQP_UVERBS_NUM_WRITE_EX ? &xqp_notsupp_method :
+		return idx < XQP_UVERBS_NUM_WRITE_EX ? &xqp_write_ex_methods[idx] :
 						       ERR_PTR(-EOPNOTSUPP);
 	return idx < XQP_UVERBS_NUM_WRITE ? &xqp_write_methods[idx] :
 					    ERR_PTR(-EOPNOTSUPP);
+}
+
+/* verify_hdr(): the lengths and the response of the extended header. */
+static int verify_ex_hdr(struct ib_uverbs_cmd_hdr *hdr,
+			 struct ib_uverbs_ex_cmd_hdr *ex, size_t count,
+			 const struct xqp_write_method *m)
+{
+	count -= sizeof(*hdr) + sizeof(*ex);
+	if (((size_t)hdr->in_words + ex->provider_in_words) * 8 != count)
+		return -EINVAL;
+	if ((size_t)hdr->in_words * 8 < m->req_size)
+		return -ENOSPC;
+	if (ex->cmd_hdr_reserved)
+		return -EINVAL;
+	if (ex->response) {
+		if (!hdr->out_words && !ex->provider_out_words)
+			return -EINVAL;
+		if ((size_t)hdr->out_words * 8 < m->resp_size)
+			return -ENOSPC;
+		if (!access_ok(u64_to_user_ptr(ex->response),
+			       ((size_t)hdr->out_words + ex->provider_out_words) * 8))
+			return -EFAULT;
+	} else if (hdr->out_words || ex->provider_out_words) {
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* verify_hdr() for a legacy (not extended) method. */
@@ -135,11 +173,21 @@ static ssize_t xqp_uverbs_write(struct file *filp, const char __user *buf,
 	m = get_method(hdr.command);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
-	ret = verify_hdr(&hdr, count, m);
+	if (m->is_ex) {
+		struct ib_uverbs_ex_cmd_hdr ex;
+
+		if (count < sizeof(hdr) + sizeof(ex))
+			return -EINVAL;
+		if (copy_from_user(&ex, buf + sizeof(hdr), sizeof(ex)))
+			return -EFAULT;
+		ret = verify_ex_hdr(&hdr, &ex, count, m);
+	} else {
+		ret = verify_hdr(&hdr, count, m);
+	}
 	if (ret)
 		return ret;
 	if (!m->handler)
-		return -EOPNOTSUPP;
+		return -EOPNOTSUPP;	/* ib_uverbs_notsupp() */
 
 	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
 	cmd.xdev = srcu_dereference(udev->xdev, &udev->disassociate_srcu);

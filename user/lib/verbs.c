@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * libxqpverbs: the verbs over the uverbs write ABI. Each call builds one
+ * struct ib_uverbs_cmd_hdr + command struct, writes it to the context's
+ * char device and reads the response the kernel wrote through the
+ * command's `response` pointer. user_handle is the object's address, as
+ * libibverbs does, so async events name the process's own object.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+
+#include "xqpverbs.h"
+#include "xqp_uverbs.h"
+
+/* ---- command transport -------------------------------------------------- */
+
+static int fail(int err)
+{
+	errno = err;
+	return err;
+}
+
+static void *fail_ptr(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/*
+ * Writes header + @cmd (@cmd_len bytes, a multiple of 4); the response, if
+ * any, lands where @cmd's leading `response` field points (set by caller).
+ */
+static int exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
+		    size_t cmd_len, size_t resp_len)
+{
+	struct ib_uverbs_cmd_hdr hdr;
+	unsigned char buf[sizeof(hdr) + 512];
+	size_t total = sizeof(hdr) + cmd_len;
+	ssize_t n;
+
+	if (cmd_len > 512 || (cmd_len % 4) || (resp_len % 4))
+		return fail(EINVAL);
+	hdr.command = command;
+	hdr.in_words = (uint16_t)(total / 4);
+	hdr.out_words = (uint16_t)(resp_len / 4);
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), cmd, cmd_len);
+	n = write(ctx->cmd_fd, buf, total);
+	if (n < 0)
+		return fail(errno);
+	if ((size_t)n != total)
+		return fail(EIO);
+	return 0;
+}
+
+#define RESP(r) ((uint64_t)(uintptr_t)(r))
+
+/* ---- devices ------------------------------------------------------------- */
+
+static int read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int add_class(struct xqp_device ***list, int *n, const char *class_dir,
+		     const char *dev_dir, int is_xqp)
+{
+	DIR *d = opendir(class_dir);
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[512];
+		struct xqp_device *dev, **grown;
+
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		dev = calloc(1, sizeof(*dev));
+		if (!dev)
+			goto nomem;
+		snprintf(dev->dev_name, sizeof(dev->dev_name), "%s", de->d_name);
+		snprintf(dev->dev_path, sizeof(dev->dev_path), "%s/%s", dev_dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/ibdev", class_dir, de->d_name);
+		if (read_sysfs(path, dev->name, sizeof(dev->name)))
+			snprintf(dev->name, sizeof(dev->name), "%s", de->d_name);
+		dev->is_xqp = is_xqp;
+		grown = realloc(*list, sizeof(**list) * (size_t)(*n + 2));
+		if (!grown) {
+			free(dev);
+			goto nomem;
+		}
+		*list = grown;
+		(*list)[(*n)++] = dev;
+		(*list)[*n] = NULL;
+	}
+	closedir(d);
+	return 0;
+nomem:
+	closedir(d);
+	return ENOMEM;
+}
+
+struct xqp_device **xqp_get_device_list(int *num_devices)
+{
+	struct xqp_device **list = calloc(1, sizeof(*list));
+	int n = 0;
+
+	if (!list)
+		return fail_ptr(ENOMEM);
+	if (add_class(&list, &n, "/sys/class/" XQP_UVERBS_CLASS, XQP_UVERBS_DEV_DIR, 1) ||
+	    add_class(&list, &n, "/sys/class/infiniband_verbs", "/dev/infiniband", 0)) {
+		xqp_free_device_list(list);
+		return fail_ptr(ENOMEM);
+	}
+	if (num_devices)
+		*num_devices = n;
+	return list;
+}
+
+void xqp_free_device_list(struct xqp_device **list)
+{
+	struct xqp_device **p;
+
+	if (!list)
+		return;
+	for (p = list; *p; p++)
+		free(*p);
+	free(list);
+}
+
+const char *xqp_get_device_name(struct xqp_device *device)
+{
+	return device->name;
+}
+
+/* ---- context -------------------------------------------------------------- */
+
+static struct xqp_context *open_path(const char *path, struct xqp_device *device)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct ib_uverbs_get_context cmd;
+	struct xqp_context *ctx;
+	int err;
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return fail_ptr(ENOMEM);
+	if (device) {
+		ctx->device = device;
+	} else {
+		const char *slash = strrchr(path, '/');
+
+		snprintf(ctx->owned_device.dev_path, sizeof(ctx->owned_device.dev_path),
+			 "%s", path);
+		snprintf(ctx->owned_device.dev_name, sizeof(ctx->owned_device.dev_name),
+			 "%s", slash ? slash + 1 : path);
+		snprintf(ctx->owned_device.name, sizeof(ctx->owned_device.name), "%s",
+			 ctx->owned_device.dev_name);
+		ctx->owned_device.is_xqp = !strncmp(path, XQP_UVERBS_DEV_DIR "/",
+						    strlen(XQP_UVERBS_DEV_DIR) + 1);
+		ctx->device = &ctx->owned_device;
+	}
+	ctx->async_fd = -1;
+	ctx->cmd_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (ctx->cmd_fd < 0) {
+		err = errno;
+		free(ctx);
+		return fail_ptr(err);
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		close(ctx->cmd_fd);
+		free(ctx);
+		return fail_ptr(err);
+	}
+	ctx->async_fd = (int)resp.async_fd;
+	ctx->num_comp_vectors = (int)resp.num_comp_vectors;
+	return ctx;
+}
+
+struct xqp_context *xqp_open_device(struct xqp_device *device)
+{
+	return open_path(device->dev_path, device);
+}
+
+struct xqp_context *xqp_open_device_path(const char *path)
+{
+	return open_path(path, NULL);
+}
+
+int xqp_close_device(struct xqp_context *context)
+{
+	if (context->async_fd >= 0)
+		close(context->async_fd);
+	close(context->cmd_fd);
+	free(context);
+	return 0;
+}
+
+int xqp_query_device(struct xqp_context *ctx, struct xqp_device_attr *attr)
+{
+	struct ib_uverbs_query_device_resp resp;
+	struct ib_uverbs_query_device cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, sizeof(cmd), sizeof(resp));
+	if (err)
+		return err;
+	memset(attr, 0, sizeof(*attr));
+	attr->node_guid = __builtin_bswap64(resp.node_guid);
+	attr->sys_image_guid = __builtin_bswap64(resp.sys_image_guid);
+	attr->max_mr_size = resp.max_mr_size;
+	attr->page_size_cap = resp.page_size_cap;
+	attr->vendor_id = resp.vendor_id;
+	attr->vendor_part_id = resp.vendor_part_id;
+	attr->hw_ver = resp.hw_ver;
+	attr->max_qp = (int)resp.max_qp;
+	attr->max_qp_wr = (int)resp.max_qp_wr;
+	attr->device_cap_flags = resp.device_cap_flags;
+	attr->max_sge = (int)resp.max_sge;
+	attr->max_cq = (int)resp.max_cq;
+	attr->max_cqe = (int)resp.max_cqe;
+	attr->max_pd = (int)resp.max_pd;
+	attr->max_qp_rd_atom = (int)resp.max_qp_rd_atom;
+	attr->max_qp_init_rd_atom = (int)resp.max_qp_init_rd_atom;
+	attr->max_srq = (int)resp.max_srq;
+	attr->max_srq_wr = (int)resp.max_srq_wr;
+	attr->max_srq_sge = (int)resp.max_srq_sge;
+	attr->max_pkeys = resp.max_pkeys;
+	attr->phys_port_cnt = resp.phys_port_cnt;
+	return 0;
+}
+
+int xqp_query_port(struct xqp_context *ctx, uint8_t port_num, struct xqp_port_attr *attr)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct ib_uverbs_query_port cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.port_num = port_num;
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_QUERY_PORT, &cmd, sizeof(cmd), sizeof(resp));
+	if (err)
+		return err;
+	memset(attr, 0, sizeof(*attr));
+	attr->state = resp.state;
+	attr->max_mtu = resp.max_mtu;
+	attr->active_mtu = resp.active_mtu;
+	attr->gid_tbl_len = (int)resp.gid_tbl_len;
+	attr->port_cap_flags = resp.port_cap_flags;
+	attr->max_msg_sz = resp.max_msg_sz;
+	attr->pkey_tbl_len = resp.pkey_tbl_len;
+	attr->lid = resp.lid;
+	attr->link_layer = resp.link_layer;
+	attr->phys_state = resp.phys_state;
+	return 0;
+}
+
+/* ---- PD, CQ ------------------------------------------------------------------ */
+
+struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ib_uverbs_alloc_pd cmd;
+	struct xqp_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return fail_ptr(ENOMEM);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		free(pd);
+		return fail_ptr(err);
+	}
+	pd->context = ctx;
+	pd->handle = resp.pd_handle;
+	return pd;
+}
+
+/*
+ * rdma-core's verbs_is_destroy_err(): after device removal the kernel's
+ * objects are gone already, so EIO from a destroy means "destroyed".
+ */
+static int destroy_err(int err)
+{
+	return err == EIO ? 0 : err;
+}
+
+int xqp_dealloc_pd(struct xqp_pd *pd)
+{
+	struct ib_uverbs_dealloc_pd cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.pd_handle = pd->handle;
+	err = destroy_err(exec_cmd(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd,
+				   sizeof(cmd), 0));
+	if (err)
+		return fail(err);
+	free(pd);
+	return 0;
+}
+
+static void init_sync(pthread_mutex_t *m, pthread_cond_t *c)
+{
+	pthread_mutex_init(m, NULL);
+	pthread_cond_init(c, NULL);
+}
+
+/* Waits until the user acknowledged every event the kernel says it read. */
+static void wait_events(pthread_mutex_t *m, pthread_cond_t *c, uint32_t *completed,
+			uint32_t reported)
+{
+	pthread_mutex_lock(m);
+	while (*completed != reported)
+		pthread_cond_wait(c, m);
+	pthread_mutex_unlock(m);
+	pthread_cond_destroy(c);
+	pthread_mutex_destroy(m);
+}
+
+struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
+			     void *channel, int comp_vector)
+{
+	struct ib_uverbs_create_cq_resp resp;
+	struct ib_uverbs_create_cq cmd;
+	struct xqp_cq *cq;
+	int err;
+
+	if (channel)
+		return fail_ptr(EOPNOTSUPP);
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return fail_ptr(ENOMEM);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.user_handle = RESP(cq);
+	cmd.cqe = (uint32_t)cqe;
+	cmd.comp_vector = (uint32_t)comp_vector;
+	cmd.comp_channel = -1;
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		free(cq);
+		return fail_ptr(err);
+	}
+	cq->context = ctx;
+	cq->cq_context = cq_context;
+	cq->handle = resp.cq_handle;
+	cq->cqe = (int)resp.cqe;
+	init_sync(&cq->mutex, &cq->cond);
+	return cq;
+}
+
+int xqp_destroy_cq(struct xqp_cq *cq)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.cq_handle = cq->handle;
+	err = exec_cmd(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd),
+		       sizeof(resp));
+	if (err == EIO)
+		resp.async_events_reported = cq->async_events_completed;
+	else if (err)
+		return err;
+	wait_events(&cq->mutex, &cq->cond, &cq->async_events_completed,
+		    resp.async_events_reported);
+	free(cq);
+	return 0;
+}
+
+/* ---- XRCD --------------------------------------------------------------------- */
+
+struct xqp_xrcd *xqp_open_xrcd(struct xqp_context *ctx, struct xqp_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ib_uverbs_open_xrcd cmd;
+	struct xqp_xrcd *xrcd;
+	int err;
+
+	if (attr->comp_mask >= XQP_XRCD_INIT_ATTR_RESERVED)
+		return fail_ptr(EOPNOTSUPP);
+	if (!(attr->comp_mask & XQP_XRCD_INIT_ATTR_FD) ||
+	    !(attr->comp_mask & XQP_XRCD_INIT_ATTR_OFLAGS))
+		return fail_ptr(EINVAL);
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return fail_ptr(ENOMEM);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.fd = (uint32_t)attr->fd;
+	cmd.oflags = (uint32_t)attr->oflags;
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		free(xrcd);
+		return fail_ptr(err);
+	}
+	xrcd->context = ctx;
+	xrcd->handle = resp.xrcd_handle;
+	return xrcd;
+}
+
+int xqp_close_xrcd(struct xqp_xrcd *xrcd)
+{
+	struct ib_uverbs_close_xrcd cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.xrcd_handle = xrcd->handle;
+	err = destroy_err(exec_cmd(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd,
+				   sizeof(cmd), 0));
+	if (err)
+		return fail(err);
+	free(xrcd);
+	return 0;
+}
+
+/* ---- SRQ ------------------------------------------------------------------------ */
+
+struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_attr_ex *a)
+{
+	struct ib_uverbs_create_srq_resp resp;
+	struct ib_uverbs_create_xsrq cmd;
+	enum xqp_srq_type type = XQP_SRQT_BASIC;
+	struct xqp_srq *srq;
+	int err;
+
+	if (a->comp_mask >= XQP_SRQ_INIT_ATTR_RESERVED)
+		return fail_ptr(EOPNOTSUPP);
+	if (a->comp_mask & XQP_SRQ_INIT_ATTR_TYPE)
+		type = a->srq_type;
+	if (!(a->comp_mask & XQP_SRQ_INIT_ATTR_PD) || !a->pd)
+		return fail_ptr(EINVAL);
+	if (type == XQP_SRQT_XRC &&
+	    (!(a->comp_mask & XQP_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
+	     !(a->comp_mask & XQP_SRQ_INIT_ATTR_CQ) || !a->cq))
+		return fail_ptr(EINVAL);
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return fail_ptr(ENOMEM);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.user_handle = RESP(srq);
+	cmd.srq_type = type;
+	cmd.pd_handle = a->pd->handle;
+	cmd.max_wr = a->attr.max_wr;
+	cmd.max_sge = a->attr.max_sge;
+	cmd.srq_limit = a->attr.srq_limit;
+	if (type == XQP_SRQT_XRC) {
+		cmd.xrcd_handle = a->xrcd->handle;
+		cmd.cq_handle = a->cq->handle;
+	}
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		free(srq);
+		return fail_ptr(err);
+	}
+	srq->context = ctx;
+	srq->srq_context = a->srq_context;
+	srq->pd = a->pd;
+	srq->handle = resp.srq_handle;
+	srq->srq_num = resp.srqn;
+	a->attr.max_wr = resp.max_wr;
+	a->attr.max_sge = resp.max_sge;
+	init_sync(&srq->mutex, &srq->cond);
+	return srq;
+}
+
+int xqp_get_srq_num(struct xqp_srq *srq, uint32_t *srq_num)
+{
+	*srq_num = srq->srq_num;
+	return 0;
+}
+
+int xqp_destroy_srq(struct xqp_srq *srq)
+{
+	struct ib_uverbs_destroy_srq_resp resp;
+	struct ib_uverbs_destroy_srq cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.srq_handle = srq->handle;
+	err = exec_cmd(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, sizeof(cmd),
+		       sizeof(resp));
+	if (err == EIO)
+		resp.events_reported = srq->events_completed;
+	else if (err)
+		return err;
+	wait_events(&srq->mutex, &srq->cond, &srq->events_completed, resp.events_reported);
+	free(srq);
+	return 0;
+}
+
+/* ---- QP ---------------------------------------------------------------------------- */
+
+struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr_ex *a)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ib_uverbs_create_qp cmd;
+	struct xqp_qp *qp;
+	int err;
+
+	if (a->comp_mask >= XQP_QP_INIT_ATTR_RESERVED)
+		return fail_ptr(EOPNOTSUPP);
+	if (a->qp_type == XQP_QPT_XRC_RECV) {
+		if (!(a->comp_mask & XQP_QP_INIT_ATTR_XRCD) || !a->xrcd)
+			return fail_ptr(EINVAL);
+	} else if (!(a->comp_mask & XQP_QP_INIT_ATTR_PD) || !a->pd || !a->send_cq) {
+		return fail_ptr(EINVAL);
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return fail_ptr(ENOMEM);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.user_handle = RESP(qp);
+	if (a->qp_type == XQP_QPT_XRC_RECV) {
+		cmd.pd_handle = a->xrcd->handle;
+	} else {
+		cmd.pd_handle = a->pd->handle;
+		cmd.send_cq_handle = a->send_cq->handle;
+		cmd.recv_cq_handle = a->recv_cq ? a->recv_cq->handle : a->send_cq->handle;
+		if (a->srq) {
+			cmd.srq_handle = a->srq->handle;
+			cmd.is_srq = 1;
+		}
+	}
+	cmd.max_send_wr = a->cap.max_send_wr;
+	cmd.max_recv_wr = a->cap.max_recv_wr;
+	cmd.max_send_sge = a->cap.max_send_sge;
+	cmd.max_recv_sge = a->cap.max_recv_sge;
+	cmd.max_inline_data = a->cap.max_inline_data;
+	cmd.sq_sig_all = !!a->sq_sig_all;
+	cmd.qp_type = (uint8_t)a->qp_type;
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		free(qp);
+		return fail_ptr(err);
+	}
+	qp->context = ctx;
+	qp->qp_context = a->qp_context;
+	qp->pd = a->qp_type == XQP_QPT_XRC_RECV ? NULL : a->pd;
+	qp->send_cq = a->qp_type == XQP_QPT_XRC_RECV ? NULL : a->send_cq;
+	qp->recv_cq = a->qp_type == XQP_QPT_XRC_RECV ? NULL :
+		      (a->recv_cq ? a->recv_cq : a->send_cq);
+	qp->srq = a->qp_type == XQP_QPT_XRC_RECV ? NULL : a->srq;
+	qp->xrcd = a->qp_type == XQP_QPT_XRC_RECV ? a->xrcd : NULL;
+	qp->handle = resp.qp_handle;
+	qp->qp_num = resp.qpn;
+	qp->qp_type = a->qp_type;
+	qp->state = XQP_QPS_RESET;
+	a->cap.max_send_wr = resp.max_send_wr;
+	a->cap.max_recv_wr = resp.max_recv_wr;
+	a->cap.max_send_sge = resp.max_send_sge;
+	a->cap.max_recv_sge = resp.max_recv_sge;
+	a->cap.max_inline_data = resp.max_inline_data;
+	init_sync(&qp->mutex, &qp->cond);
+	return qp;
+}
+
+struct xqp_qp *xqp_open_qp(struct xqp_context *ctx, struct xqp_qp_open_attr *a)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ib_uverbs_open_qp cmd;
+	struct xqp_qp *qp;
+	int err;
+
+	if (a->comp_mask >= XQP_QP_OPEN_ATTR_RESERVED)
+		return fail_ptr(EOPNOTSUPP);
+	if (!(a->comp_mask & XQP_QP_OPEN_ATTR_XRCD) ||
+	    !(a->comp_mask & XQP_QP_OPEN_ATTR_NUM) ||
+	    !(a->comp_mask & XQP_QP_OPEN_ATTR_TYPE) || !a->xrcd)
+		return fail_ptr(EINVAL);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return fail_ptr(ENOMEM);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.user_handle = RESP(qp);
+	cmd.pd_handle = a->xrcd->handle;
+	cmd.qpn = a->qp_num;
+	cmd.qp_type = (uint8_t)a->qp_type;
+	err = exec_cmd(ctx, IB_USER_VERBS_CMD_OPEN_QP, &cmd, sizeof(cmd), sizeof(resp));
+	if (err) {
+		free(qp);
+		return fail_ptr(err);
+	}
+	qp->context = ctx;
+	qp->qp_context = (a->comp_mask & XQP_QP_OPEN_ATTR_CONTEXT) ? a->qp_context : NULL;
+	qp->xrcd = a->xrcd;
+	qp->handle = resp.qp_handle;
+	qp->qp_num = resp.qpn;
+	qp->qp_type = a->qp_type;
+	qp->state = XQP_QPS_RESET;
+	init_sync(&qp->mutex, &qp->cond);
+	return qp;
+}
+
+static void dest_to_kernel(struct ib_uverbs_qp_dest *d, const struct xqp_ah_attr *a)
+{
+	memcpy(d->dgid, a->grh.dgid, sizeof(d->dgid));
+	d->flow_label = a->grh.flow_label;
+	d->sgid_index = a->grh.sgid_index;
+	d->hop_limit = a->grh.hop_limit;
+	d->traffic_class = a->grh.traffic_class;
+	d->dlid = a->dlid;
+	d->sl = a->sl;
+	d->src_path_bits = a->src_path_bits;
+	d->static_rate = a->static_rate;
+	d->is_global = a->is_global;
+	d->port_num = a->port_num;
+}
+
+static void dest_from_kernel(struct xqp_ah_attr *a, const struct ib_uverbs_qp_dest *d)
+{
+	memcpy(a->grh.dgid, d->dgid, sizeof(a->grh.dgid));
+	a->grh.flow_label = d->flow_label;
+	a->grh.sgid_index = d->sgid_index;
+	a->grh.hop_limit = d->hop_limit;
+	a->grh.traffic_class = d->traffic_class;
+	a->dlid = d->dlid;
+	a->sl = d->sl;
+	a->src_path_bits = d->src_path_bits;
+	a->static_rate = d->static_rate;
+	a->is_global = d->is_global;
+	a->port_num = d->port_num;
+}
+
+int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask)
+{
+	struct ib_uverbs_modify_qp cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.qp_handle = qp->handle;
+	cmd.attr_mask = (uint32_t)mask;
+	cmd.qkey = a->qkey;
+	cmd.rq_psn = a->rq_psn;
+	cmd.sq_psn = a->sq_psn;
+	cmd.dest_qp_num = a->dest_qp_num;
+	cmd.qp_access_flags = a->qp_access_flags;
+	cmd.pkey_index = a->pkey_index;
+	cmd.alt_pkey_index = a->alt_pkey_index;
+	cmd.qp_state = (uint8_t)a->qp_state;
+	cmd.cur_qp_state = (uint8_t)a->cur_qp_state;
+	cmd.path_mtu = (uint8_t)a->path_mtu;
+	cmd.path_mig_state = (uint8_t)a->path_mig_state;
+	cmd.en_sqd_async_notify = a->en_sqd_async_notify;
+	cmd.max_rd_atomic = a->max_rd_atomic;
+	cmd.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	cmd.min_rnr_timer = a->min_rnr_timer;
+	cmd.port_num = a->port_num;
+	cmd.timeout = a->timeout;
+	cmd.retry_cnt = a->retry_cnt;
+	cmd.rnr_retry = a->rnr_retry;
+	cmd.alt_port_num = a->alt_port_num;
+	cmd.alt_timeout = a->alt_timeout;
+	dest_to_kernel(&cmd.dest, &a->ah_attr);
+	dest_to_kernel(&cmd.alt_dest, &a->alt_ah_attr);
+	err = exec_cmd(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &cmd, sizeof(cmd), 0);
+	if (err)
+		return err;
+	if (mask & XQP_QP_STATE)
+		qp->state = a->qp_state;
+	return 0;
+}
+
+int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask,
+		 struct xqp_qp_init_attr *init)
+{
+	struct ib_uverbs_query_qp_resp resp;
+	struct ib_uverbs_query_qp cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.qp_handle = qp->handle;
+	cmd.attr_mask = (uint32_t)mask;
+	err = exec_cmd(qp->context, IB_USER_VERBS_CMD_QUERY_QP, &cmd, sizeof(cmd),
+		       sizeof(resp));
+	if (err)
+		return err;
+	memset(a, 0, sizeof(*a));
+	a->qp_state = resp.qp_state;
+	a->cur_qp_state = resp.cur_qp_state;
+	a->path_mtu = resp.path_mtu;
+	a->path_mig_state = resp.path_mig_state;
+	a->qkey = resp.qkey;
+	a->rq_psn = resp.rq_psn;
+	a->sq_psn = resp.sq_psn;
+	a->dest_qp_num = resp.dest_qp_num;
+	a->qp_access_flags = resp.qp_access_flags;
+	a->pkey_index = resp.pkey_index;
+	a->alt_pkey_index = resp.alt_pkey_index;
+	a->sq_draining = resp.sq_draining;
+	a->max_rd_atomic = resp.max_rd_atomic;
+	a->max_dest_rd_atomic = resp.max_dest_rd_atomic;
+	a->min_rnr_timer = resp.min_rnr_timer;
+	a->port_num = resp.port_num;
+	a->timeout = resp.timeout;
+	a->retry_cnt = resp.retry_cnt;
+	a->rnr_retry = resp.rnr_retry;
+	a->alt_port_num = resp.alt_port_num;
+	a->alt_timeout = resp.alt_timeout;
+	a->cap.max_send_wr = resp.max_send_wr;
+	a->cap.max_recv_wr = resp.max_recv_wr;
+	a->cap.max_send_sge = resp.max_send_sge;
+	a->cap.max_recv_sge = resp.max_recv_sge;
+	a->cap.max_inline_data = resp.max_inline_data;
+	dest_from_kernel(&a->ah_attr, &resp.dest);
+	dest_from_kernel(&a->alt_ah_attr, &resp.alt_dest);
+	qp->state = a->qp_state;
+	if (init) {
+		memset(init, 0, sizeof(*init));
+		init->qp_context = qp->qp_context;
+		init->cap = a->cap;
+		init->qp_type = qp->qp_type;
+		init->sq_sig_all = resp.sq_sig_all;
+	}
+	return 0;
+}
+
+int xqp_destroy_qp(struct xqp_qp *qp)
+{
+	struct ib_uverbs_destroy_qp_resp resp;
+	struct ib_uverbs_destroy_qp cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.qp_handle = qp->handle;
+	err = exec_cmd(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd),
+		       sizeof(resp));
+	if (err == EIO)
+		resp.events_reported = qp->events_completed;
+	else if (err)
+		return err;
+	wait_events(&qp->mutex, &qp->cond, &qp->events_completed, resp.events_reported);
+	free(qp);
+	return 0;
+}
+
+/* ---- async events --------------------------------------------------------------- */
+
+int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
+{
+	struct ib_uverbs_async_event_desc desc;
+	ssize_t n;
+
+	n = read(ctx->async_fd, &desc, sizeof(desc));
+	if (n < 0)
+		return fail(errno);
+	if (n != sizeof(desc))
+		return fail(EIO);
+	memset(event, 0, sizeof(*event));
+	event->event_type = (enum xqp_event_type)desc.event_type;
+	switch (event->event_type) {
+	case XQP_EVENT_CQ_ERR:
+		event->element.cq = (struct xqp_cq *)(uintptr_t)desc.element;
+		break;
+	case XQP_EVENT_QP_FATAL:
+	case XQP_EVENT_QP_REQ_ERR:
+	case XQP_EVENT_QP_ACCESS_ERR:
+	case XQP_EVENT_COMM_EST:
+	case XQP_EVENT_SQ_DRAINED:
+	case XQP_EVENT_PATH_MIG:
+	case XQP_EVENT_PATH_MIG_ERR:
+	case XQP_EVENT_QP_LAST_WQE_REACHED:
+		event->element.qp = (struct xqp_qp *)(uintptr_t)desc.element;
+		break;
+	case XQP_EVENT_SRQ_ERR:
+	case XQP_EVENT_SRQ_LIMIT_REACHED:
+		event->element.srq = (struct xqp_srq *)(uintptr_t)desc.element;
+		break;
+	default:
+		event->element.port_num = (int)desc.element;
+		break;
+	}
+	return 0;
+}
+
+void xqp_ack_async_event(struct xqp_async_event *event)
+{
+	switch (event->event_type) {
+	case XQP_EVENT_CQ_ERR: {
+		struct xqp_cq *cq = event->element.cq;
+
+		pthread_mutex_lock(&cq->mutex);
+		++cq->async_events_completed;
+		pthread_cond_signal(&cq->cond);
+		pthread_mutex_unlock(&cq->mutex);
+		return;
+	}
+	case XQP_EVENT_QP_FATAL:
+	case XQP_EVENT_QP_REQ_ERR:
+	case XQP_EVENT_QP_ACCESS_ERR:
+	case XQP_EVENT_COMM_EST:
+	case XQP_EVENT_SQ_DRAINED:
+	case XQP_EVENT_PATH_MIG:
+	case XQP_EVENT_PATH_MIG_ERR:
+	case XQP_EVENT_QP_LAST_WQE_REACHED: {
+		struct xqp_qp *qp = event->element.qp;
+
+		pthread_mutex_lock(&qp->mutex);
+		++qp->events_completed;
+		pthread_cond_signal(&qp->cond);
+		pthread_mutex_unlock(&qp->mutex);
+		return;
+	}
+	case XQP_EVENT_SRQ_ERR:
+	case XQP_EVENT_SRQ_LIMIT_REACHED: {
+		struct xqp_srq *srq = event->element.srq;
+
+		pthread_mutex_lock(&srq->mutex);
+		++srq->events_completed;
+		pthread_cond_signal(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+const char *xqp_event_type_str(enum xqp_event_type event)
+{
+	static const char *const names[] = {
+		[XQP_EVENT_CQ_ERR] = "CQ error",
+		[XQP_EVENT_QP_FATAL] = "local work queue catastrophic error",
+		[XQP_EVENT_QP_REQ_ERR] = "invalid request local work queue error",
+		[XQP_EVENT_QP_ACCESS_ERR] = "local access violation work queue error",
+		[XQP_EVENT_COMM_EST] = "communication established",
+		[XQP_EVENT_SQ_DRAINED] = "send queue drained",
+		[XQP_EVENT_PATH_MIG] = "path migrated",
+		[XQP_EVENT_PATH_MIG_ERR] = "path migration request error",
+		[XQP_EVENT_DEVICE_FATAL] = "local catastrophic error",
+		[XQP_EVENT_PORT_ACTIVE] = "port active",
+		[XQP_EVENT_PORT_ERR] = "port error",
+		[XQP_EVENT_LID_CHANGE] = "LID change",
+		[XQP_EVENT_PKEY_CHANGE] = "P_key change",
+		[XQP_EVENT_SM_CHANGE] = "SM change",
+		[XQP_EVENT_SRQ_ERR] = "SRQ catastrophic error",
+		[XQP_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
+		[XQP_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
+		[XQP_EVENT_CLIENT_REREGISTER] = "client reregistration",
+		[XQP_EVENT_GID_CHANGE] = "GID table change",
+	};
+
+	if ((unsigned int)event < sizeof(names) / sizeof(names[0]) && names[event])
+		return names[event];
+	return "unknown";
+}
+
+int xqp_raise_qp_event(struct xqp_qp *qp, enum xqp_event_type event)
+{
+	struct xqp_uverbs_raise_event req;
+
+	memset(&req, 0, sizeof(req));
+	req.qp_handle = qp->handle;
+	req.event_type = (uint32_t)event;
+	if (ioctl(qp->context->cmd_fd, XQP_UVERBS_IOC_RAISE_QP_EVENT, &req))
+		return fail(errno);
+	return 0;
+}

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * xqp-acceptance: runs every case against xqp's char device and, when
+ * given, against Linux's, and compares.
+ *
+ *   xqp-acceptance [-v] [-c CASE] [-r MODULE] XQP_DEV [LINUX_DEV]
+ *
+ *   -v         show notes and both signatures
+ *   -c CASE    run only CASE (repeatable)
+ *   -r MODULE  run the device-removal cases instead (they unload MODULE)
+ *   -l         list the cases
+ *
+ * Prints one line per case: "PASS name (...)" or "FAIL name: why". Exit
+ * status: 0 if every case passed.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acc.h"
+
+const char *g_dev;
+int g_is_xqp;
+const char *g_soft_module = "xqp_soft";
+static int g_result_fd = -1;
+static int g_verbose;
+
+/* ---- recording ---------------------------------------------------------- */
+
+static void emit(char kind, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "%c ", kind);
+
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	for (int i = 2; i < n; i++)
+		if (line[i] == '\n')
+			line[i] = ' ';
+	line[n++] = '\n';
+	if (g_result_fd >= 0 && write(g_result_fd, line, (size_t)n) < 0)
+		_exit(99);
+}
+
+void acc_token(const char *name, const char *fmt, ...)
+{
+	char val[512], buf[700];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	snprintf(buf, sizeof(buf), "%s=%s", name, val);
+	for (char *p = buf; *p; p++)
+		if (*p == ' ' || *p == '\n')
+			*p = '_';
+	if (g_result_fd >= 0)
+		dprintf(g_result_fd, "T %s\n", buf);
+}
+
+void acc_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit('F', fmt, ap);
+	va_end(ap);
+}
+
+void acc_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit('N', fmt, ap);
+	va_end(ap);
+}
+
+const char *errname(int err)
+{
+	static char buf[16];
+
+	switch (err) {
+	case 0: return "0";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EIO: return "EIO";
+	case ENXIO: return "ENXIO";
+	case EBADF: return "EBADF";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case ENODEV: return "ENODEV";
+	case EINVAL: return "EINVAL";
+	case ENOTTY: return "ENOTTY";
+	case ENOSPC: return "ENOSPC";
+	case ERANGE: return "ERANGE";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	}
+	snprintf(buf, sizeof(buf), "E%d", err);
+	return buf;
+}
+
+void acc_expect_err(const char *name, int got, int want, const char *file, int line)
+{
+	acc_token(name, "%s", errname(got));
+	if (got != want)
+		acc_fail("%s: got %s, want %s (%s:%d)", name, errname(got),
+			 errname(want), file, line);
+}
+
+void acc_expect_int(const char *name, long long got, long long want,
+		    const char *file, int line)
+{
+	acc_token(name, "%lld", got);
+	if (got != want)
+		acc_fail("%s: got %lld, want %lld (%s:%d)", name, got, want, file, line);
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+struct xqp_context *open_ctx(void)
+{
+	struct xqp_context *ctx = xqp_open_device_path(g_dev);
+
+	if (!ctx) {
+		acc_fail("open %s: %s", g_dev, errname(errno));
+		exit(1);
+	}
+	return ctx;
+}
+
+int raw_write(int fd, const void *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n < 0)
+		return errno;
+	return (size_t)n == len ? 0 : EIO;
+}
+
+int raw_cmd(int fd, uint32_t command, const void *body, size_t body_len,
+	    int in_words, int out_words)
+{
+	unsigned char buf[8 + 4096];
+	struct ib_uverbs_cmd_hdr hdr;
+
+	if (body_len > 4096)
+		return E2BIG;
+	hdr.command = command;
+	hdr.in_words = (uint16_t)(in_words >= 0 ? in_words : (int)((8 + body_len) / 4));
+	hdr.out_words = (uint16_t)(out_words >= 0 ? out_words : 0);
+	memcpy(buf, &hdr, sizeof(hdr));
+	if (body_len)
+		memcpy(buf + 8, body, body_len);
+	return raw_write(fd, buf, 8 + body_len);
+}
+
+static char g_case_tag[64];
+
+const char *case_file(const char *tag)
+{
+	static char path[8][128];
+	static int next;
+	char *p = path[next++ % 8];
+	int fd;
+
+	snprintf(p, 128, "/tmp/xqp-acc-%s-%s", g_case_tag, tag);
+	fd = open(p, O_CREAT | O_RDWR, 0600);
+	if (fd >= 0)
+		close(fd);
+	return p;
+}
+
+struct xqp_xrcd *open_xrcd_path(struct xqp_context *ctx, const char *path,
+				int oflags, int *err)
+{
+	struct xqp_xrcd_init_attr a = {
+		.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = oflags,
+	};
+	struct xqp_xrcd *x;
+	int fd = -1;
+
+	if (path) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			*err = errno;
+			return NULL;
+		}
+		a.fd = fd;
+	}
+	x = xqp_open_xrcd(ctx, &a);
+	*err = x ? 0 : errno;
+	if (fd >= 0)
+		close(fd);	/* the XRCD holds the inode, not the fd */
+	return x;
+}
+
+struct xqp_qp *create_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd)
+{
+	struct xqp_qp_init_attr_ex a = {
+		.qp_type = XQP_QPT_XRC_RECV,
+		.comp_mask = XQP_QP_INIT_ATTR_XRCD,
+		.xrcd = xrcd,
+	};
+
+	return xqp_create_qp_ex(ctx, &a);
+}
+
+struct xqp_qp *open_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd,
+			uint32_t qpn, int *err)
+{
+	struct xqp_qp_open_attr a = {
+		.comp_mask = XQP_QP_OPEN_ATTR_NUM | XQP_QP_OPEN_ATTR_XRCD |
+			     XQP_QP_OPEN_ATTR_TYPE,
+		.qp_num = qpn,
+		.xrcd = xrcd,
+		.qp_type = XQP_QPT_XRC_RECV,
+	};
+	struct xqp_qp *qp = xqp_open_qp(ctx, &a);
+
+	if (err)
+		*err = qp ? 0 : errno;
+	return qp;
+}
+
+pid_t spawn(void (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		acc_fail("fork: %s", errname(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		fn(arg);
+		exit(0);
+	}
+	return pid;
+}
+
+int reap(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+void chan_init(struct chan *c)
+{
+	if (pipe(c->fd)) {
+		acc_fail("pipe: %s", errname(errno));
+		exit(1);
+	}
+}
+
+void chan_send(struct chan *c, uint32_t v)
+{
+	if (write(c->fd[1], &v, sizeof(v)) != sizeof(v))
+		acc_fail("chan_send: %s", errname(errno));
+}
+
+uint32_t chan_recv(struct chan *c)
+{
+	uint32_t v;
+	ssize_t n;
+
+	do {
+		n = read(c->fd[0], &v, sizeof(v));
+	} while (n < 0 && errno == EINTR);
+	return n == sizeof(v) ? v : 0xffffffffU;
+}
+
+/* Linux: the reference device's debugfs hook, if it has one. */
+static int raise_linux(struct xqp_qp *qp, enum xqp_event_type event)
+{
+	const char *slash = strrchr(g_dev, '/');
+	char path[256], ibdev[64] = "", buf[64];
+	FILE *f;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev",
+		 slash ? slash + 1 : g_dev);
+	f = fopen(path, "r");
+	if (!f)
+		return ENOTTY;
+	if (!fgets(ibdev, sizeof(ibdev), f))
+		ibdev[0] = '\0';
+	fclose(f);
+	ibdev[strcspn(ibdev, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/sys/kernel/debug/xqp_refdev/%s/raise_qp_event", ibdev);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return ENOTTY;
+	n = snprintf(buf, sizeof(buf), "%u %d\n", qp->qp_num, (int)event);
+	n = write(fd, buf, (size_t)n) < 0 ? errno : 0;
+	close(fd);
+	return n;
+}
+
+int raise_event(struct xqp_qp *qp, enum xqp_event_type event)
+{
+	if (g_is_xqp)
+		return xqp_raise_qp_event(qp, event) ? errno : 0;
+	return raise_linux(qp, event);
+}
+
+int get_event(struct xqp_context *ctx, struct xqp_async_event *ev, int ms)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	if (n == 0)
+		return ETIMEDOUT;
+	return xqp_get_async_event(ctx, ev) ? errno : 0;
+}
+
+/* ---- the runner ------------------------------------------------------------ */
+
+struct result {
+	int ran;
+	int status;		/* exit code of the case process; -1 timeout */
+	char *tokens;		/* sorted, space separated */
+	char *fails;		/* "; " separated */
+	char *notes;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void append(char **dst, const char *sep, const char *s)
+{
+	size_t old = *dst ? strlen(*dst) : 0;
+	char *n = realloc(*dst, old + strlen(sep) + strlen(s) + 1);
+
+	if (!n)
+		abort();
+	if (old)
+		strcpy(n + old, sep), strcat(n, s);
+	else
+		strcpy(n, s);
+	*dst = n;
+}
+
+static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
+		     struct result *r)
+{
+	char *buf = NULL, **toks = NULL;
+	size_t len = 0, cap = 0, ntok = 0;
+	int p[2], st;
+	time_t start = time(NULL);
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->ran = 1;
+	if (pipe(p)) {
+		perror("pipe");
+		exit(2);
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		setpgid(0, 0);
+		g_result_fd = p[1];
+		g_dev = dev;
+		g_is_xqp = is_xqp;
+		snprintf(g_case_tag, sizeof(g_case_tag), "%s-%d", c->name, getpid());
+		alarm(120);
+		c->fn();
+		exit(0);
+	}
+	close(p[1]);
+	setpgid(pid, pid);
+	for (;;) {
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		int n = poll(&pf, 1, 1000);
+
+		if (n > 0) {
+			char chunk[4096];
+			ssize_t got = read(p[0], chunk, sizeof(chunk));
+
+			if (got <= 0)
+				break;
+			if (len + (size_t)got + 1 > cap) {
+				cap = (len + (size_t)got + 1) * 2;
+				buf = realloc(buf, cap);
+				if (!buf)
+					abort();
+			}
+			memcpy(buf + len, chunk, (size_t)got);
+			len += (size_t)got;
+		}
+		if (time(NULL) - start > 150) {
+			kill(-pid, SIGKILL);
+			r->status = -1;
+			break;
+		}
+	}
+	close(p[0]);
+	if (waitpid(pid, &st, 0) == pid && r->status != -1)
+		r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	kill(-pid, SIGKILL);	/* stragglers of the case */
+
+	if (buf) {
+		buf[len] = '\0';
+		for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+			if (line[0] == 'T' && line[1] == ' ') {
+				toks = realloc(toks, sizeof(*toks) * (ntok + 1));
+				toks[ntok++] = line + 2;
+			} else if (line[0] == 'F') {
+				append(&r->fails, "; ", line + 2);
+			} else if (line[0] == 'N') {
+				append(&r->notes, "\n    ", line + 2);
+			}
+		}
+	}
+	qsort(toks, ntok, sizeof(*toks), cmp_str);
+	r->tokens = strdup("");
+	for (size_t i = 0; i < ntok; i++)
+		append(&r->tokens, " ", toks[i]);
+	if (r->status == -1)
+		append(&r->fails, "; ", "timed out");
+	else if (r->status && !r->fails) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "case process exited with %d", r->status);
+		append(&r->fails, "; ", msg);
+	}
+	free(toks);
+	/* buf is referenced by nothing now (tokens were copied) */
+	free(buf);
+}
+
+/* First token that differs, for the report. */
+static void diff_tokens(const char *a, const char *b, char *out, size_t n)
+{
+	char *x = strdup(a), *y = strdup(b), *sx, *sy;
+	char *ta = strtok_r(x, " ", &sx), *tb = strtok_r(y, " ", &sy);
+
+	while (ta && tb && !strcmp(ta, tb)) {
+		ta = strtok_r(NULL, " ", &sx);
+		tb = strtok_r(NULL, " ", &sy);
+	}
+	snprintf(out, n, "xqp %s vs linux %s", ta ? ta : "(end)", tb ? tb : "(end)");
+	free(x);
+	free(y);
+}
+
+int main(int argc, char **argv)
+{
+	const struct acc_case *all[] = {
+		acc_cases_abi, acc_cases_objects, acc_cases_xrcd, acc_cases_shared,
+		acc_cases_events, acc_cases_removal,
+	};
+	const char *only[64];
+	int nonly = 0, removal = 0, list = 0, opt;
+	int passed = 0, failed = 0;
+	const char *xdev, *ldev = NULL;
+
+	while ((opt = getopt(argc, argv, "vc:r:l")) != -1) {
+		switch (opt) {
+		case 'v':
+			g_verbose = 1;
+			break;
+		case 'c':
+			if (nonly < 64)
+				only[nonly++] = optarg;
+			break;
+		case 'r':
+			removal = 1;
+			g_soft_module = optarg;
+			break;
+		case 'l':
+			list = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] XQP_DEV [LINUX_DEV]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!list && optind >= argc) {
+		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] XQP_DEV [LINUX_DEV]\n",
+			argv[0]);
+		return 2;
+	}
+	xdev = list ? "" : argv[optind];
+	if (!list && optind + 1 < argc && access(argv[optind + 1], F_OK) == 0)
+		ldev = argv[optind + 1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+
+	for (size_t t = 0; t < sizeof(all) / sizeof(all[0]); t++) {
+		for (const struct acc_case *c = all[t]; c->name; c++) {
+			struct result rx, rl = { 0 };
+			int want = 1;
+
+			if (!!(c->flags & ACC_REMOVAL) != removal)
+				continue;
+			if (nonly) {
+				want = 0;
+				for (int i = 0; i < nonly; i++)
+					want |= !strcmp(only[i], c->name);
+			}
+			if (!want)
+				continue;
+			if (list) {
+				printf("%s%s%s\n", c->name,
+				       c->flags & ACC_XQP_ONLY ? " [xqp only]" : "",
+				       c->divergence ? " [divergence]" : "");
+				continue;
+			}
+			run_case(c, xdev, 1, &rx);
+			if (ldev && !(c->flags & (ACC_XQP_ONLY | ACC_REMOVAL)))
+				run_case(c, ldev, 0, &rl);
+
+			if (rx.fails) {
+				printf("FAIL %s: %s\n", c->name, rx.fails);
+				failed++;
+			} else if (!rl.ran) {
+				printf("PASS %s (%s)\n", c->name,
+				       c->flags & (ACC_XQP_ONLY | ACC_REMOVAL) ? "xqp only" :
+				       "no linux device");
+				passed++;
+			} else if (strstr(rl.tokens, "SKIP=")) {
+				printf("PASS %s (xqp only: %s)\n", c->name,
+				       strstr(rl.tokens, "SKIP=") + 5);
+				passed++;
+			} else if (!strcmp(rx.tokens, rl.tokens) && rl.status != -1) {
+				printf("PASS %s (same as linux)\n", c->name);
+				passed++;
+			} else if (c->divergence) {
+				printf("PASS %s (listed divergence: %s)\n", c->name, c->divergence);
+				passed++;
+			} else {
+				char d[256];
+
+				diff_tokens(rx.tokens, rl.tokens, d, sizeof(d));
+				printf("FAIL %s: differs from linux: %s%s%s\n", c->name, d,
+				       rl.fails ? "; linux: " : "", rl.fails ? rl.fails : "");
+				failed++;
+			}
+			if (g_verbose) {
+				printf("    xqp:   %s\n", rx.tokens);
+				if (rl.ran)
+					printf("    linux: %s%s%s\n", rl.tokens,
+					       rl.fails ? "  [expectations: " : "",
+					       rl.fails ? rl.fails : "");
+				if (rx.notes)
+					printf("    %s\n", rx.notes);
+			}
+		}
+	}
+	if (!list)
+		printf("# xqp-acceptance: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

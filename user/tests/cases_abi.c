@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The write ABI itself: header rules, command numbers, lengths, response
+ * pointers, trailing bytes, the context rule. Raw write()s, as a program
+ * that includes only <rdma/ib_user_verbs.h> would send them.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "acc.h"
+
+#define EXT IB_USER_VERBS_CMD_FLAG_EXTENDED
+
+static int alloc_pd_raw(int fd, uint32_t *handle)
+{
+	struct ib_uverbs_alloc_pd_resp resp = { .pd_handle = 0xdeadbeef };
+	struct ib_uverbs_alloc_pd cmd = { .response = (uintptr_t)&resp };
+	int err = raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), -1,
+			  sizeof(resp) / 4);
+
+	if (handle)
+		*handle = resp.pd_handle;
+	return err;
+}
+
+static int dealloc_pd_raw(int fd, uint32_t handle)
+{
+	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = handle };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd, sizeof(cmd), -1, 0);
+}
+
+static int query_device_raw(int fd, struct ib_uverbs_query_device_resp *resp)
+{
+	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)resp };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, sizeof(cmd), -1,
+		       sizeof(*resp) / 4);
+}
+
+/* Before GET_CONTEXT every object command is refused, lookups find nothing. */
+static void case_no_context(void)
+{
+	struct ib_uverbs_query_device_resp qd;
+	struct ib_uverbs_open_xrcd_resp xr;
+	struct ib_uverbs_open_xrcd ox = { .response = (uintptr_t)&xr };
+	struct ib_uverbs_create_qp_resp qr;
+	struct ib_uverbs_create_qp cq = { .response = (uintptr_t)&qr };
+	struct ib_uverbs_destroy_qp_resp dr;
+	struct ib_uverbs_destroy_qp dq = { .response = (uintptr_t)&dr };
+	int fd = open(g_dev, O_RDWR);
+
+	CHECK(fd >= 0, "open %s", g_dev);
+	EXPECT("query_device", query_device_raw(fd, &qd), EINVAL);
+	EXPECT("alloc_pd", alloc_pd_raw(fd, NULL), EINVAL);
+	EXPECT("dealloc_pd0", dealloc_pd_raw(fd, 0), ENOENT);
+	ox.fd = (uint32_t)-1;
+	EXPECT("open_xrcd_private", raw_cmd(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &ox,
+					    sizeof(ox), -1, sizeof(xr) / 4), EINVAL);
+	ox.fd = 999;
+	ox.oflags = O_CREAT;
+	EXPECT("open_xrcd_badfd", raw_cmd(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &ox,
+					  sizeof(ox), -1, sizeof(xr) / 4), EBADF);
+	cq.qp_type = 99;
+	EXPECT("create_qp_badtype", raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cq,
+					    sizeof(cq), -1, sizeof(qr) / 4), EINVAL);
+	cq.qp_type = XQP_QPT_RC;
+	EXPECT("create_qp_rc", raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cq,
+				       sizeof(cq), -1, sizeof(qr) / 4), EINVAL);
+	EXPECT("destroy_qp0", raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
+				      sizeof(dq), -1, sizeof(dr) / 4), ENOENT);
+	close(fd);
+}
+
+/* One context per file; the async fd is a real fd. */
+static void case_get_context(void)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
+	struct xqp_context *ctx = open_ctx();
+
+	CHECK(fcntl(ctx->async_fd, F_GETFD) >= 0, "async fd not open");
+	CHECK(fcntl(ctx->async_fd, F_GETFD) & FD_CLOEXEC, "async fd not close-on-exec");
+	EXPECT_INT("num_comp_vectors", ctx->num_comp_vectors, 1);
+	EXPECT("second", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd,
+				 sizeof(cmd), -1, sizeof(resp) / 4), EINVAL);
+	EXPECT("short_out", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd,
+				    sizeof(cmd), -1, 1), ENOSPC);
+	xqp_close_device(ctx);
+}
+
+static void case_query(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_device_attr da;
+	struct xqp_port_attr pa;
+	struct ib_uverbs_query_port_resp pr;
+	struct ib_uverbs_query_port qp = { .response = (uintptr_t)&pr };
+
+	EXPECT("query_device", xqp_query_device(ctx, &da), 0);
+	EXPECT_INT("xrc_cap", !!(da.device_cap_flags & XQP_DEVICE_XRC), 1);
+	EXPECT_INT("ports", da.phys_port_cnt, 1);
+	EXPECT_INT("max_pkeys", da.max_pkeys, 64);
+	EXPECT("port1", xqp_query_port(ctx, 1, &pa), 0);
+	EXPECT_INT("port1_state", pa.state, 4);
+	EXPECT("port0", xqp_query_port(ctx, 0, &pa), EINVAL);
+	EXPECT("port2", xqp_query_port(ctx, 2, &pa), EINVAL);
+	EXPECT("port255", xqp_query_port(ctx, 255, &pa), EINVAL);
+	qp.port_num = 1;
+	EXPECT("raw_port1", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_PORT, &qp,
+				    sizeof(qp), -1, sizeof(pr) / 4), 0);
+	xqp_close_device(ctx);
+}
+
+/* count, in_words, out_words, command number rules of ib_uverbs_write(). */
+static void case_header(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	int fd = ctx->cmd_fd;
+	struct ib_uverbs_query_device_resp qd;
+	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)&qd };
+	unsigned char buf[64] = { 0 };
+	uint32_t pd;
+
+	EXPECT("count0", raw_write(fd, buf, 0), EINVAL);
+	EXPECT("count4", raw_write(fd, buf, 4), EINVAL);
+	EXPECT("count7", raw_write(fd, buf, 7), EINVAL);
+	EXPECT("bad_buf", raw_write(fd, (void *)8, 16), EFAULT);
+	/* in_words must match the write exactly */
+	EXPECT("in_words_big", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd,
+				       sizeof(cmd), 5, sizeof(qd) / 4), EINVAL);
+	EXPECT("in_words_small", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd,
+					 sizeof(cmd), 3, sizeof(qd) / 4), EINVAL);
+	EXPECT("in_words_ok", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd,
+				      sizeof(cmd), 4, sizeof(qd) / 4), 0);
+	/* a command shorter than its struct */
+	EXPECT("short_body_query", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd,
+					   4, -1, sizeof(qd) / 4), ENOSPC);
+	EXPECT("short_body_hdr_only", raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, NULL, 0,
+					      -1, 1), ENOSPC);
+	EXPECT("short_body_create_qp", raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, buf,
+					       40, -1, 8), ENOSPC);
+	/* a response buffer smaller than the response */
+	EXPECT("short_out_query", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd,
+					  sizeof(cmd), -1, sizeof(qd) / 4 - 1), ENOSPC);
+	EXPECT("short_out_pd", raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &cmd,
+				       sizeof(cmd), -1, 0), ENOSPC);
+	/* command numbers */
+	EXPECT("cmd_reserved_bits", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE | 0x100,
+					    &cmd, sizeof(cmd), -1, sizeof(qd) / 4), EINVAL);
+	EXPECT("cmd_high_bits", raw_cmd(fd, 0x40000000 | IB_USER_VERBS_CMD_QUERY_DEVICE,
+					&cmd, sizeof(cmd), -1, sizeof(qd) / 4), EINVAL);
+	EXPECT("cmd_41", raw_cmd(fd, 41, buf, 16, -1, 0), EOPNOTSUPP);
+	EXPECT("cmd_255_any_len", raw_cmd(fd, 255, buf, 16, 77, 0), EOPNOTSUPP);
+	/* in range but without a method: the length check, then EOPNOTSUPP */
+	EXPECT("cmd_query_ah", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_AH, buf, 8, -1, 0),
+	       EOPNOTSUPP);
+	EXPECT("cmd_query_ah_badlen", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_AH, buf, 8, 9, 0),
+	       EINVAL);
+	EXPECT("cmd_reg_smr", raw_cmd(fd, IB_USER_VERBS_CMD_REG_SMR, buf, 0, -1, 0),
+	       EOPNOTSUPP);
+	EXPECT("cmd_poll_cq", raw_cmd(fd, IB_USER_VERBS_CMD_POLL_CQ, buf, 16, -1, 4),
+	       EOPNOTSUPP);
+	/* extended commands */
+	EXPECT("ex_out_of_range", raw_cmd(fd, EXT | 30, buf, 40, 1, 0), EOPNOTSUPP);
+	EXPECT("ex_flow", raw_cmd(fd, EXT | IB_USER_VERBS_EX_CMD_CREATE_FLOW, buf, 40, 1, 0),
+	       EOPNOTSUPP);
+	EXPECT("ex_notsupp", raw_cmd(fd, EXT | 20, buf, 8, -1, 0), EOPNOTSUPP);
+	EXPECT("ex_notsupp_badlen", raw_cmd(fd, EXT | 20, buf, 8, 2, 0), EINVAL);
+	/* the extended header of a method Linux has (EX_QUERY_DEVICE) */
+	{
+		unsigned char ex[8 + 16 + 16];
+		struct ib_uverbs_cmd_hdr *h = (void *)ex;
+		struct ib_uverbs_ex_cmd_hdr *xh = (void *)(ex + 8);
+		struct ib_uverbs_ex_query_device_resp xr;
+		uint32_t c = EXT | IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
+
+		memset(ex, 0, sizeof(ex));
+		h->command = c;
+		h->in_words = 1;
+		h->out_words = sizeof(xr) / 8;
+		xh->response = (uintptr_t)&xr;
+		EXPECT("ex_short", raw_write(fd, ex, 16), EINVAL);
+		EXPECT("ex_in_words", raw_write(fd, ex, 40), EINVAL);
+		xh->cmd_hdr_reserved = 1;
+		EXPECT("ex_hdr_reserved", raw_write(fd, ex, 32), EINVAL);
+		xh->cmd_hdr_reserved = 0;
+		h->out_words = 0;
+		EXPECT("ex_no_out_words", raw_write(fd, ex, 32), EINVAL);
+		h->out_words = 2;
+		xh->response = 0;
+		EXPECT("ex_out_no_resp", raw_write(fd, ex, 32), EINVAL);
+		h->out_words = sizeof(xr) / 8;
+		xh->response = 0xffffffffffff0000ULL;
+		EXPECT("ex_resp_kernel", raw_write(fd, ex, 32), EFAULT);
+	}
+	/* the response pointer */
+	{
+		struct ib_uverbs_alloc_pd bad = { .response = 8 };
+
+		EXPECT("resp_efault", raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &bad,
+					      sizeof(bad), -1, 1), EFAULT);
+		/* the PD made before the fault is gone: handle 0 is free */
+		EXPECT("after_efault", alloc_pd_raw(fd, &pd), 0);
+		EXPECT_INT("after_efault_handle", pd, 0);
+	}
+	/* a response pointer to read-only memory */
+	{
+		void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ib_uverbs_alloc_pd bad = { .response = (uintptr_t)ro };
+
+		EXPECT("resp_readonly", raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &bad,
+						sizeof(bad), -1, 1), EFAULT);
+		munmap(ro, 4096);
+	}
+	EXPECT("dealloc", dealloc_pd_raw(fd, pd), 0);
+	xqp_close_device(ctx);
+}
+
+/* Bytes past the struct: zero is fine, anything else EOPNOTSUPP (no udata). */
+static void case_trailing(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	int fd = ctx->cmd_fd;
+	static unsigned char big[8 + 0xffff * 4];
+	struct ib_uverbs_query_device_resp qd;
+	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)&qd };
+	struct ib_uverbs_cmd_hdr *h = (void *)big;
+	uint32_t body[4] = { 0 };
+	uint32_t pd;
+
+	EXPECT("alloc", alloc_pd_raw(fd, &pd), 0);
+	body[0] = pd;
+	body[1] = 0;
+	EXPECT("dealloc_zero_tail", raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, body, 8,
+					    -1, 0), 0);
+	EXPECT("alloc2", alloc_pd_raw(fd, &pd), 0);
+	body[0] = pd;
+	body[1] = 1;
+	EXPECT("dealloc_dirty_tail", raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, body, 8,
+					     -1, 0), EOPNOTSUPP);
+	body[1] = 0;
+	EXPECT("dealloc_after", raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, body, 4, -1, 0), 0);
+
+	/* the largest write: in_words = 0xffff */
+	memset(big, 0, sizeof(big));
+	h->command = IB_USER_VERBS_CMD_QUERY_DEVICE;
+	h->in_words = 0xffff;
+	h->out_words = sizeof(qd) / 4;
+	memcpy(big + 8, &cmd, sizeof(cmd));
+	/* Linux checks at most 64 KiB - 1 trailing bytes: more is "not clear" */
+	EXPECT("max_len_zero", raw_write(fd, big, 0xffff * 4), EOPNOTSUPP);
+	h->in_words = (8 + 8 + 0xffff) / 4;
+	EXPECT("max_clear_len", raw_write(fd, big, h->in_words * 4), 0);
+	big[8 + 8 + 1000] = 1;
+	EXPECT("dirty_in_clear_len", raw_write(fd, big, h->in_words * 4), EOPNOTSUPP);
+	/* driver data of a udata command is the driver's: ignored by both */
+	{
+		struct ib_uverbs_alloc_pd_resp r;
+		uint64_t b[3] = { (uintptr_t)&r, 0x1234, 0x5678 };
+
+		EXPECT("udata_ignored", raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, b, sizeof(b),
+						-1, 2), 0);
+		EXPECT_INT("udata_handle", r.pd_handle, 0);
+	}
+	/* a response bigger than the struct (no udata) is zero-filled */
+	{
+		uint32_t out[64];
+		struct ib_uverbs_query_device c = { .response = (uintptr_t)out };
+
+		memset(out, 0xab, sizeof(out));
+		EXPECT("long_out", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &c, sizeof(c),
+					   -1, 64), 0);
+		EXPECT_INT("long_out_zeroed", out[63] == 0 &&
+			   out[sizeof(struct ib_uverbs_query_device_resp) / 4] == 0, 1);
+	}
+	xqp_close_device(ctx);
+}
+
+/* rdma-core v18/v19 sent DESTROY_CQ in 16 bytes: Linux takes it as 24. */
+static void case_destroy_cq_compat(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_cq *cq = xqp_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ib_uverbs_destroy_cq_resp resp;
+	unsigned char buf[24];
+	struct ib_uverbs_cmd_hdr h = { IB_USER_VERBS_CMD_DESTROY_CQ, 4, sizeof(resp) / 4 };
+	struct ib_uverbs_destroy_cq c = { .response = (uintptr_t)&resp };
+
+	CHECK(cq, "create_cq: %s", errname(errno));
+	if (!cq)
+		return;
+	c.cq_handle = cq->handle;
+	memcpy(buf, &h, 8);
+	memcpy(buf + 8, &c, 16);
+	EXPECT("destroy16", raw_write(ctx->cmd_fd, buf, 16), 0);
+	EXPECT("destroy_again", xqp_destroy_cq(cq) ? errno : 0, ENOENT);
+	xqp_close_device(ctx);
+}
+
+/* Reserved fields: xqp wants zeros, Linux ignores them. */
+static void case_reserved(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct ib_uverbs_create_qp_resp r;
+	struct ib_uverbs_open_qp oq = { .response = (uintptr_t)&r };
+	struct ib_uverbs_query_port_resp pr;
+	struct ib_uverbs_query_port qpt = { .response = (uintptr_t)&pr, .port_num = 1 };
+	struct ib_uverbs_destroy_qp_resp dr;
+	struct ib_uverbs_destroy_qp dq = { .response = (uintptr_t)&dr };
+
+	CHECK(qp, "create: %s", errname(errno));
+	if (!qp)
+		return;
+	oq.pd_handle = x->handle;
+	oq.qpn = qp->qp_num;
+	oq.qp_type = XQP_QPT_XRC_RECV;
+	oq.reserved[3] = 1;
+	EXPECT("open_qp", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_OPEN_QP, &oq, sizeof(oq),
+				  -1, sizeof(r) / 4), EINVAL);
+	qpt.reserved[6] = 1;
+	EXPECT("query_port", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_PORT, &qpt,
+				     sizeof(qpt), -1, sizeof(pr) / 4), EINVAL);
+	dq.qp_handle = qp->handle;
+	dq.reserved = 1;
+	EXPECT("destroy_qp", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
+				     sizeof(dq), -1, sizeof(dr) / 4), EINVAL);
+	xqp_close_device(ctx);
+}
+
+/* Commands Linux has that xqp does not: EOPNOTSUPP after the length check. */
+static void case_not_implemented(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct ib_uverbs_create_comp_channel_resp r;
+	struct ib_uverbs_create_comp_channel c = { .response = (uintptr_t)&r };
+	struct ib_uverbs_ex_query_device_resp xr;
+	unsigned char ex[8 + 16 + 8];
+	struct ib_uverbs_cmd_hdr *h = (void *)ex;
+	struct ib_uverbs_ex_cmd_hdr *xh = (void *)(ex + 8);
+
+	EXPECT("comp_channel", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL,
+				       &c, sizeof(c), -1, sizeof(r) / 4), EOPNOTSUPP);
+	memset(ex, 0, sizeof(ex));
+	h->command = EXT | IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
+	h->in_words = 1;
+	h->out_words = sizeof(xr) / 8;
+	xh->response = (uintptr_t)&xr;
+	EXPECT("ex_query_device", raw_write(ctx->cmd_fd, ex, sizeof(ex)), EOPNOTSUPP);
+	xqp_close_device(ctx);
+}
+
+/* A forked child inherits the file but may not write to it (f_cred). */
+static void child_write(void *arg)
+{
+	struct xqp_context *ctx = arg;
+	uint32_t pd;
+
+	EXPECT("child_alloc_pd", alloc_pd_raw(ctx->cmd_fd, &pd), EACCES);
+}
+
+static void case_fork_eacces(void)
+{
+	struct xqp_context *ctx = open_ctx();
+
+	EXPECT_INT("child", reap(spawn(child_write, ctx)), 0);
+	EXPECT("parent_alloc_pd", alloc_pd_raw(ctx->cmd_fd, NULL), 0);
+	xqp_close_device(ctx);
+}
+
+const struct acc_case acc_cases_abi[] = {
+	{ "abi_no_context", case_no_context, NULL, 0 },
+	{ "abi_get_context", case_get_context, NULL, 0 },
+	{ "abi_query_device_port", case_query, NULL, 0 },
+	{ "abi_header_rules", case_header, NULL, 0 },
+	{ "abi_trailing_bytes", case_trailing, NULL, 0 },
+	{ "abi_destroy_cq_16_bytes", case_destroy_cq_compat, NULL, 0 },
+	{ "abi_reserved_fields", case_reserved,
+	  "xqp refuses non-zero reserved fields (EINVAL); Linux ignores them", 0 },
+	{ "abi_not_implemented", case_not_implemented,
+	  "xqp has no completion channels and no extended commands; Linux has them", 0 },
+	{ "abi_fork_child_eacces", case_fork_eacces, NULL, 0 },
+	{ NULL, NULL, NULL, 0 },
+};

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Async events: every opener of a shared QP, in every process, gets its own
+ * copy on its own async fd, naming its own handle; destroyed handles get
+ * nothing; DESTROY reports how many were read; the async fd's read/poll
+ * rules. Events are raised through a test hook (xqp: an ioctl; Linux: the
+ * reference device's debugfs file, if it has one, else the case is xqp only).
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "acc.h"
+
+#define SKIP_IF_NO_HOOK(err)                                                   \
+	do {                                                                   \
+		if ((err) == ENOTTY && !g_is_xqp) {                            \
+			acc_token("SKIP", "no-event-hook-on-this-device");      \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+struct ev_peer {
+	const char *path;
+	struct chan to, from;
+	const char *tag;
+};
+
+/*
+ * Opens the QP, then on each command byte: 1 = expect exactly one event for
+ * its own handle (reports its type), 2 = expect none, 3 = destroy handle.
+ */
+static void ev_opener(void *arg)
+{
+	struct ev_peer *p = arg;
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_async_event ev;
+	struct xqp_qp *h = NULL;
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, p->path, 0, &err);
+	uint32_t qpn = chan_recv(&p->to), cmd;
+
+	if (x)
+		h = open_tgt(ctx, x, qpn, &err);
+	chan_send(&p->from, (uint32_t)err);
+	while ((cmd = chan_recv(&p->to)) != 0 && cmd != 0xffffffffU) {
+		uint32_t reply = 0;
+
+		switch (cmd) {
+		case 1:
+			err = get_event(ctx, &ev, 5000);
+			if (err) {
+				reply = 1000 + (uint32_t)err;
+				break;
+			}
+			CHECK(ev.element.qp == h, "%s: event names %p, its handle is %p",
+			      p->tag, (void *)ev.element.qp, (void *)h);
+			reply = ev.event_type;
+			xqp_ack_async_event(&ev);
+			break;
+		case 2:
+			err = get_event(ctx, &ev, 300);
+			reply = err == ETIMEDOUT ? 0 : 2000 + (err ? (uint32_t)err : ev.event_type);
+			break;
+		case 3:
+			reply = h ? (uint32_t)xqp_destroy_qp(h) : 99;
+			h = NULL;
+			break;
+		}
+		chan_send(&p->from, reply);
+	}
+	xqp_close_device(ctx);
+}
+
+static uint32_t ev_ask(struct ev_peer *p, uint32_t cmd)
+{
+	chan_send(&p->to, cmd);
+	return chan_recv(&p->from);
+}
+
+static void case_each_opener(void)
+{
+	const char *path = case_file("events");
+	struct ev_peer a = { .path = path, .tag = "a" }, b = { .path = path, .tag = "b" };
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_async_event ev;
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	pid_t pa, pb;
+
+	CHECK(qp, "create");
+	if (!qp)
+		return;
+	err = raise_event(qp, XQP_EVENT_COMM_EST);
+	SKIP_IF_NO_HOOK(err);
+	EXPECT("raise_alone", err, 0);
+	EXPECT("creator_gets_it", get_event(ctx, &ev, 5000), 0);
+	CHECK(ev.element.qp == qp, "creator event names %p, not %p", (void *)ev.element.qp,
+	      (void *)qp);
+	EXPECT_INT("creator_type", ev.event_type, XQP_EVENT_COMM_EST);
+	xqp_ack_async_event(&ev);
+
+	chan_init(&a.to), chan_init(&a.from), chan_init(&b.to), chan_init(&b.from);
+	pa = spawn(ev_opener, &a);
+	pb = spawn(ev_opener, &b);
+	chan_send(&a.to, qp->qp_num);
+	chan_send(&b.to, qp->qp_num);
+	EXPECT_INT("a_open", chan_recv(&a.from), 0);
+	EXPECT_INT("b_open", chan_recv(&b.from), 0);
+
+	EXPECT("raise_fatal", raise_event(qp, XQP_EVENT_QP_FATAL), 0);
+	EXPECT_INT("a_gets_one", ev_ask(&a, 1), XQP_EVENT_QP_FATAL);
+	EXPECT_INT("b_gets_one", ev_ask(&b, 1), XQP_EVENT_QP_FATAL);
+	EXPECT("creator_gets_one", get_event(ctx, &ev, 5000), 0);
+	EXPECT_INT("creator_fatal", ev.event_type, XQP_EVENT_QP_FATAL);
+	xqp_ack_async_event(&ev);
+	EXPECT_INT("a_no_second", ev_ask(&a, 2), 0);
+	EXPECT_INT("b_no_second", ev_ask(&b, 2), 0);
+	EXPECT("creator_no_second", get_event(ctx, &ev, 300), ETIMEDOUT);
+
+	/* a closes its handle: it hears nothing more, the others do */
+	EXPECT_INT("a_destroy", ev_ask(&a, 3), 0);
+	EXPECT("raise_access", raise_event(qp, XQP_EVENT_QP_ACCESS_ERR), 0);
+	EXPECT_INT("a_nothing", ev_ask(&a, 2), 0);
+	EXPECT_INT("b_gets_access", ev_ask(&b, 1), XQP_EVENT_QP_ACCESS_ERR);
+	EXPECT("creator_gets_access", get_event(ctx, &ev, 5000), 0);
+	xqp_ack_async_event(&ev);
+
+	/* the creator leaves and a exits; b still gets events */
+	{
+		uint32_t qpn = qp->qp_num;
+		struct xqp_qp *h;
+
+		EXPECT("creator_destroy", xqp_destroy_qp(qp), 0);
+		chan_send(&a.to, 0);
+		EXPECT_INT("a_exit", reap(pa), 0);
+		h = open_tgt(ctx, x, qpn, &err);
+		EXPECT("creator_reopens", err, 0);
+		if (h) {
+			EXPECT("raise_via_new_handle", raise_event(h, XQP_EVENT_PATH_MIG), 0);
+			EXPECT_INT("b_gets_mig", ev_ask(&b, 1), XQP_EVENT_PATH_MIG);
+			EXPECT("new_handle_gets_mig", get_event(ctx, &ev, 5000), 0);
+			CHECK(ev.element.qp == h, "new handle event names %p", (void *)ev.element.qp);
+			xqp_ack_async_event(&ev);
+			EXPECT("destroy_new_handle", xqp_destroy_qp(h), 0);
+		}
+	}
+	chan_send(&b.to, 0);
+	EXPECT_INT("b_exit", reap(pb), 0);
+	xqp_close_device(ctx);
+}
+
+/* DESTROY reports the events read; unread ones are dropped with the handle. */
+static void case_destroy_counts(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_async_event ev;
+	int err, i;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct ib_uverbs_destroy_qp_resp r;
+	struct ib_uverbs_destroy_qp d = { .response = (uintptr_t)&r };
+
+	CHECK(qp, "create");
+	if (!qp)
+		return;
+	err = raise_event(qp, XQP_EVENT_QP_FATAL);
+	SKIP_IF_NO_HOOK(err);
+	for (i = 0; i < 2; i++)
+		EXPECT("raise", raise_event(qp, XQP_EVENT_QP_REQ_ERR), 0);
+	for (i = 0; i < 2; i++) {
+		EXPECT("read", get_event(ctx, &ev, 5000), 0);
+		xqp_ack_async_event(&ev);
+	}
+	d.qp_handle = qp->handle;
+	EXPECT("destroy", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &d, sizeof(d), -1,
+				  sizeof(r) / 4), 0);
+	EXPECT_INT("events_reported", r.events_reported, 2);
+	/* the third event went with the handle */
+	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
+	EXPECT("queue_empty", xqp_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
+	xqp_close_device(ctx);
+}
+
+/* read()/poll() rules of the async fd. */
+static void case_async_fd(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct ib_uverbs_async_event_desc desc, descs[2];
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	char small[8];
+
+	CHECK(qp, "create");
+	if (!qp)
+		return;
+	EXPECT_INT("poll_empty", poll(&p, 1, 0), 0);
+	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
+	EXPECT("read_empty", read(ctx->async_fd, &desc, sizeof(desc)) < 0 ? errno : 0, EAGAIN);
+	EXPECT("write_async_fd", write(ctx->async_fd, &desc, sizeof(desc)) < 0 ? errno : 0,
+	       EBADF);
+	err = raise_event(qp, XQP_EVENT_COMM_EST);
+	SKIP_IF_NO_HOOK(err);
+	EXPECT_INT("poll_ready", poll(&p, 1, 5000), 1);
+	EXPECT_INT("pollin", !!(p.revents & POLLIN), 1);
+	EXPECT("read_small", read(ctx->async_fd, small, sizeof(small)) < 0 ? errno : 0, EINVAL);
+	memset(descs, 0xff, sizeof(descs));
+	EXPECT_INT("read_full", read(ctx->async_fd, descs, sizeof(descs)), sizeof(desc));
+	desc = descs[0];
+	EXPECT_INT("element_is_user_handle", desc.element == (uintptr_t)qp, 1);
+	EXPECT_INT("type", desc.event_type, XQP_EVENT_COMM_EST);
+	EXPECT_INT("reserved", desc.reserved, 0);
+	EXPECT_INT("poll_drained", poll(&p, 1, 0), 0);
+	/* an ordinary QP's events go to its own file too */
+	{
+		struct xqp_pd *pd = xqp_alloc_pd(ctx);
+		struct xqp_cq *cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
+		struct xqp_qp_init_attr_ex qa = {
+			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
+			.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
+		};
+		struct xqp_qp *rc = xqp_create_qp_ex(ctx, &qa);
+		struct xqp_async_event ev;
+
+		CHECK(rc, "rc");
+		if (rc) {
+			EXPECT("raise_rc", raise_event(rc, XQP_EVENT_SQ_DRAINED), 0);
+			EXPECT("rc_event", get_event(ctx, &ev, 5000), 0);
+			CHECK(ev.element.qp == rc, "rc event names %p", (void *)ev.element.qp);
+			EXPECT_INT("rc_type", ev.event_type, XQP_EVENT_SQ_DRAINED);
+			xqp_ack_async_event(&ev);
+		}
+	}
+	xqp_close_device(ctx);
+}
+
+/* xqp bounds the queue (Linux does not) and counts what it drops. */
+static void case_queue_bound(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct ib_uverbs_async_event_desc desc;
+	int err, n = 0;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	unsigned int max = 4096;
+	char path[64], line[128];
+	FILE *f;
+
+	CHECK(qp, "create");
+	if (!qp)
+		return;
+	f = fopen("/sys/module/xqp/parameters/uverbs_async_queue_max", "r");
+	if (f) {
+		if (fscanf(f, "%u", &max) != 1)
+			max = 4096;
+		fclose(f);
+	}
+	for (unsigned int i = 0; i < max + 10; i++)
+		if (raise_event(qp, XQP_EVENT_COMM_EST))
+			break;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ctx->async_fd);
+	f = fopen(path, "r");
+	CHECK(f, "fdinfo");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (sscanf(line, "xqp-dropped: %llu", &v) == 1)
+			EXPECT_INT("dropped", v, 10);
+		if (sscanf(line, "xqp-queued: %llu", &v) == 1)
+			EXPECT_INT("queued", v, max);
+	}
+	if (f)
+		fclose(f);
+	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
+	while (read(ctx->async_fd, &desc, sizeof(desc)) == sizeof(desc))
+		n++;
+	EXPECT_INT("read_all", n, max);
+	/* the handle's counter: all of them were read (none acked by the lib) */
+	xqp_close_device(ctx);
+}
+
+const struct acc_case acc_cases_events[] = {
+	{ "events_each_opener_own_copy", case_each_opener, NULL, 0 },
+	{ "events_destroy_counts", case_destroy_counts, NULL, 0 },
+	{ "events_async_fd_rules", case_async_fd, NULL, 0 },
+	{ "events_queue_bound", case_queue_bound, NULL, ACC_XQP_ONLY },
+	{ NULL, NULL, NULL, 0 },
+};

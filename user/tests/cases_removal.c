@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Device removal while files are open (unloading the soft device module):
+ * everything is torn down, later commands get EIO, blocked async readers
+ * wake up with IB_EVENT_DEVICE_FATAL then EIO, files close cleanly, and a
+ * new device works afterwards. Run with -r MODULE, last (it unloads it).
+ * Linux's uverbs cannot do this with the reference device: ib_uverbs pins
+ * a driver without disassociate_ucontext while a file is open.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "acc.h"
+
+struct reader_arg {
+	struct chan ready;
+	const char *path;
+};
+
+/* Holds a shared QP and blocks in read() on its async fd. */
+static void reader(void *arg)
+{
+	struct reader_arg *r = arg;
+	struct xqp_context *ctx = open_ctx();
+	struct ib_uverbs_async_event_desc d;
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, r->path, 0, &err);
+	uint32_t qpn = chan_recv(&r->ready);
+	struct xqp_qp *h = x ? open_tgt(ctx, x, qpn, &err) : NULL;
+	ssize_t n;
+
+	chan_send(&r->ready, h ? 0 : (uint32_t)err);
+	n = read(ctx->async_fd, &d, sizeof(d));	/* blocks until the removal */
+	EXPECT_INT("reader_woke_with_event", n, sizeof(d));
+	EXPECT_INT("reader_event_fatal", d.event_type, XQP_EVENT_DEVICE_FATAL);
+	n = read(ctx->async_fd, &d, sizeof(d));
+	EXPECT("reader_then_eio", n < 0 ? errno : 0, EIO);
+	EXPECT("reader_destroy", xqp_destroy_qp(h), 0);	/* EIO -> destroyed */
+	EXPECT("reader_close", xqp_close_device(ctx), 0);
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void case_removal(void)
+{
+	struct reader_arg r = { .path = case_file("removal") };
+	struct xqp_context *ctx = open_ctx(), *idle = open_ctx();
+	struct ib_uverbs_query_device_resp qd;
+	struct ib_uverbs_query_device qc = { .response = (uintptr_t)&qd };
+	struct pollfd p;
+	char cmd[256];
+	int err, fd;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, r.path, O_CREAT, &err);
+	struct xqp_xrcd *priv = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_pd *pd = xqp_alloc_pd(ctx);
+	struct xqp_cq *cq = xqp_create_cq(ctx, 8, NULL, NULL, 0);
+	struct xqp_qp *tgt = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_qp *tgt2 = priv ? create_tgt(ctx, priv) : NULL;
+	struct xqp_qp_init_attr_ex qa = {
+		.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd, .send_cq = cq,
+		.cap = { .max_send_wr = 1, .max_send_sge = 1 },
+	};
+	struct xqp_qp *rc = pd && cq ? xqp_create_qp_ex(ctx, &qa) : NULL;
+	struct xqp_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
+			     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
+		.srq_type = XQP_SRQT_XRC, .pd = pd, .xrcd = x, .cq = cq,
+	};
+	struct xqp_srq *srq = xqp_create_srq_ex(ctx, &sa);
+	struct xqp_qp_attr a = { 0 };
+	pid_t rp;
+
+	CHECK(tgt && tgt2 && rc && srq, "setup: %s", errname(errno));
+	if (!tgt || !tgt2 || !rc || !srq)
+		return;
+	chan_init(&r.ready);
+	rp = spawn(reader, &r);
+	chan_send(&r.ready, tgt->qp_num);
+	usleep(100 * 1000);
+	EXPECT_INT("reader_opened", chan_recv(&r.ready), 0);
+	usleep(300 * 1000);	/* let it block in read() */
+
+	snprintf(cmd, sizeof(cmd), "rmmod %s", g_soft_module);
+	EXPECT_INT("rmmod", run(cmd), 0);
+
+	/* every later command: EIO */
+	EXPECT("query_device", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qc,
+				       sizeof(qc), -1, sizeof(qd) / 4), EIO);
+	EXPECT("alloc_pd", PERR(xqp_alloc_pd(ctx)), EIO);
+	a.qp_state = XQP_QPS_INIT;
+	EXPECT("modify", xqp_modify_qp(tgt, &a, XQP_QP_STATE), EIO);
+	EXPECT("idle_file_cmd", raw_cmd(idle->cmd_fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qc,
+					sizeof(qc), -1, sizeof(qd) / 4), EIO);
+	/* async fd: DEVICE_FATAL, then EIO; poll says error once drained */
+	{
+		struct xqp_async_event ev;
+
+		EXPECT("fatal_event", get_event(ctx, &ev, 2000), 0);
+		EXPECT_INT("fatal_type", ev.event_type, XQP_EVENT_DEVICE_FATAL);
+		EXPECT("then_eio", xqp_get_async_event(ctx, &ev) ? errno : 0, EIO);
+		p.fd = ctx->async_fd;
+		p.events = POLLIN;
+		EXPECT_INT("poll_err", poll(&p, 1, 0) == 1 && (p.revents & POLLERR), 1);
+	}
+	EXPECT_INT("reader_exit", reap(rp), 0);
+	/* destroys report success (the objects are gone), close works */
+	EXPECT("destroy_rc", xqp_destroy_qp(rc), 0);
+	EXPECT("destroy_srq", xqp_destroy_srq(srq), 0);
+	EXPECT("close_ctx", xqp_close_device(ctx), 0);
+	EXPECT("close_idle", xqp_close_device(idle), 0);
+	fd = open(g_dev, O_RDWR);
+	EXPECT("node_gone", fd < 0 ? errno : 0, ENOENT);
+	if (fd >= 0)
+		close(fd);
+
+	/* a new device works */
+	snprintf(cmd, sizeof(cmd), "insmod /lib/xqp/%s.ko", g_soft_module);
+	EXPECT_INT("insmod", run(cmd), 0);
+	usleep(200 * 1000);
+	ctx = xqp_open_device_path(g_dev);
+	EXPECT("reopen", PERR(ctx), 0);
+	if (ctx) {
+		x = open_xrcd_path(ctx, r.path, O_CREAT | O_EXCL, &err);
+		EXPECT("fresh_xrcd", err, 0);
+		EXPECT("fresh_qp", PERR(x ? create_tgt(ctx, x) : NULL), 0);
+		xqp_close_device(ctx);
+	}
+}
+
+const struct acc_case acc_cases_removal[] = {
+	{ "removal_with_open_files", case_removal, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
+	{ NULL, NULL, NULL, 0 },
+};

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Real processes sharing XRC target QPs: QP numbers over pipes, the creator
+ * leaving (exit, kill -9), fork, the last handle freeing the QP.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acc.h"
+
+struct peer {
+	const char *path;	/* the XRCD's file */
+	struct chan to, from;	/* parent -> child, child -> parent */
+	const char *tag;
+};
+
+static void peer_init(struct peer *p, const char *path, const char *tag)
+{
+	p->path = path;
+	p->tag = tag;
+	chan_init(&p->to);
+	chan_init(&p->from);
+}
+
+static void tok(const struct peer *p, const char *what, int err)
+{
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s.%s", p->tag, what);
+	acc_token(n, "%s", errname(err));
+}
+
+/*
+ * An opener: joins the XRCD, opens the QP whose number arrives, then obeys
+ * commands: 1 = modify to INIT, 2 = query (reports the state), 3 = destroy
+ * its handle, 0 = exit (closing everything).
+ */
+static void opener(void *arg)
+{
+	struct peer *p = arg;
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_qp *h = NULL;
+	struct xqp_qp_attr a;
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, p->path, 0, &err);
+	uint32_t qpn = chan_recv(&p->to), cmd;
+
+	tok(p, "join", err);
+	if (x)
+		h = open_tgt(ctx, x, qpn, &err);
+	tok(p, "open", err);
+	CHECK(!h || h->qp_num == qpn, "%s: opened qpn %u, want %u", p->tag,
+	      h ? h->qp_num : 0, qpn);
+	chan_send(&p->from, (uint32_t)err);
+	while ((cmd = chan_recv(&p->to)) != 0 && cmd != 0xffffffffU) {
+		switch (cmd) {
+		case 1:
+			memset(&a, 0, sizeof(a));
+			a.qp_state = XQP_QPS_INIT;
+			a.port_num = 1;
+			err = h ? xqp_modify_qp(h, &a, XQP_QP_STATE | XQP_QP_PKEY_INDEX |
+						XQP_QP_PORT | XQP_QP_ACCESS_FLAGS) : EBADF;
+			tok(p, "modify_init", err);
+			break;
+		case 2:
+			err = h ? xqp_query_qp(h, &a, XQP_QP_STATE, NULL) : EBADF;
+			chan_send(&p->from, err ? 100 + (uint32_t)err : a.qp_state);
+			continue;
+		case 3:
+			err = h ? xqp_destroy_qp(h) : EBADF;
+			h = NULL;
+			tok(p, "destroy", err);
+			break;
+		case 4:
+			err = x ? (int)PERR(open_tgt(ctx, x, qpn, &err)) : EBADF;
+			chan_send(&p->from, (uint32_t)err);
+			continue;
+		}
+		chan_send(&p->from, (uint32_t)err);
+	}
+	xqp_close_device(ctx);
+}
+
+static uint32_t ask(struct peer *p, uint32_t cmd)
+{
+	chan_send(&p->to, cmd);
+	return chan_recv(&p->from);
+}
+
+/* Creator + two openers in three processes; every handle is equal. */
+static void case_three_processes(void)
+{
+	const char *path = case_file("three");
+	struct peer a, b;
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	uint32_t qpn;
+	pid_t pa, pb;
+
+	CHECK(qp, "create: %s", errname(errno));
+	if (!qp)
+		return;
+	qpn = qp->qp_num;
+	peer_init(&a, path, "a");
+	peer_init(&b, path, "b");
+	pa = spawn(opener, &a);
+	pb = spawn(opener, &b);
+	chan_send(&a.to, qpn);
+	chan_send(&b.to, qpn);
+	EXPECT_INT("a_opened", chan_recv(&a.from), 0);
+	EXPECT_INT("b_opened", chan_recv(&b.from), 0);
+
+	/* the creator's destroy just closes its handle */
+	EXPECT("creator_destroy", xqp_destroy_qp(qp), 0);
+	EXPECT_INT("a_modify", ask(&a, 1), 0);
+	EXPECT_INT("b_sees_init", ask(&b, 2), XQP_QPS_INIT);
+	EXPECT_INT("a_destroy", ask(&a, 3), 0);
+	EXPECT_INT("b_still_sees", ask(&b, 2), XQP_QPS_INIT);
+	EXPECT_INT("b_reopens", ask(&b, 4), 0);	/* b now holds two handles */
+	EXPECT_INT("b_destroy_one", ask(&b, 3), 0);
+	EXPECT("creator_can_reopen", PERR(qp = open_tgt(ctx, x, qpn, &err)), 0);
+	if (qp)
+		EXPECT("creator_destroy_again", xqp_destroy_qp(qp), 0);
+	chan_send(&b.to, 0);	/* b exits: its last handle goes with its file */
+	EXPECT_INT("b_exit", reap(pb), 0);
+	chan_send(&a.to, 0);
+	EXPECT_INT("a_exit", reap(pa), 0);
+	/* nobody holds it: gone, the number is not openable */
+	EXPECT("gone", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
+	EXPECT("close_xrcd", xqp_close_xrcd(x), 0);
+	xqp_close_device(ctx);
+}
+
+/* A creator that creates, passes the number on and then exits or dies. */
+struct creator_arg {
+	const char *path;
+	struct chan out, in;
+	int hold;	/* 1: wait for a byte before leaving; 2: sleep forever */
+};
+
+static void creator(void *arg)
+{
+	struct creator_arg *c = arg;
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, c->path, O_CREAT, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_qp_attr a = { .qp_state = XQP_QPS_INIT, .port_num = 1 };
+
+	CHECK(qp, "creator: %s", errname(errno));
+	if (qp)
+		CHECK(!xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT |
+				     XQP_QP_ACCESS_FLAGS), "creator modify");
+	chan_send(&c->out, qp ? qp->qp_num : 0);
+	if (c->hold == 2)
+		for (;;)
+			pause();
+	chan_recv(&c->in);
+	/* leave without destroying anything: exit closes the file */
+	exit(0);
+}
+
+static void leaver(int how)
+{
+	struct creator_arg c = { .path = case_file("leaver"), .hold = how };
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_qp *h = NULL, *h2;
+	struct xqp_qp_attr a;
+	struct xqp_xrcd *x;
+	uint32_t qpn;
+	pid_t pid;
+	int err, st;
+
+	chan_init(&c.out);
+	chan_init(&c.in);
+	pid = spawn(creator, &c);
+	qpn = chan_recv(&c.out);
+	x = open_xrcd_path(ctx, c.path, 0, &err);
+	EXPECT("join", err, 0);
+	if (x)
+		h = open_tgt(ctx, x, qpn, &err);
+	EXPECT("open", err, 0);
+	if (how == 2)
+		kill(pid, SIGKILL);
+	else
+		chan_send(&c.in, 1);
+	st = reap(pid);
+	EXPECT_INT("creator_status", st, how == 2 ? 128 + SIGKILL : 0);
+	if (!h)
+		return;
+	/* the QP survived its creator, with its state */
+	EXPECT("query", xqp_query_qp(h, &a, XQP_QP_STATE, NULL), 0);
+	EXPECT_INT("state", a.qp_state, XQP_QPS_INIT);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XQP_QPS_ERR;
+	EXPECT("modify", xqp_modify_qp(h, &a, XQP_QP_STATE), 0);
+	h2 = open_tgt(ctx, x, qpn, &err);
+	EXPECT("still_openable", err, 0);
+	EXPECT("destroy_h", xqp_destroy_qp(h), 0);
+	if (h2)
+		EXPECT("destroy_h2", xqp_destroy_qp(h2), 0);
+	EXPECT("gone", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
+	EXPECT("close_xrcd", xqp_close_xrcd(x), 0);
+	/* nothing of the creator's is left on the inode */
+	x = open_xrcd_path(ctx, c.path, O_CREAT | O_EXCL, &err);
+	EXPECT("inode_free", err, 0);
+	xqp_close_device(ctx);
+}
+
+static void case_creator_exits(void)
+{
+	leaver(1);
+}
+
+static void case_creator_killed(void)
+{
+	leaver(2);
+}
+
+/* kill -9 at a random point of a busy process: nothing is left behind. */
+static void churn(void *arg)
+{
+	const char *path = arg;
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
+	struct xqp_pd *pd = xqp_alloc_pd(ctx);
+	struct xqp_cq *cq = xqp_create_cq(ctx, 16, NULL, NULL, 0);
+
+	if (!x || !pd || !cq)
+		exit(3);
+	for (unsigned int i = 0;; i++) {
+		struct xqp_qp *q = create_tgt(ctx, x);
+		struct xqp_qp *o = q ? open_tgt(ctx, x, q->qp_num, &err) : NULL;
+		struct xqp_qp_init_attr_ex qa = {
+			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
+			.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
+		};
+
+		if (!q || !o || !xqp_create_qp_ex(ctx, &qa))
+			exit(4);
+		if (i % 3 == 0)
+			xqp_destroy_qp(q);
+		if (i % 5 == 0)
+			xqp_destroy_qp(o);
+	}
+}
+
+static void case_kill9_midway(void)
+{
+	const char *path = case_file("churn");
+	struct xqp_context *ctx;
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+	int err;
+
+	for (int round = 0; round < 3; round++) {
+		pid_t pid = spawn(churn, (void *)path);
+
+		ts.tv_nsec = (100 + 150 * round) * 1000 * 1000;
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		CHECK(reap(pid) == 128 + SIGKILL, "churn %d ended on its own", round);
+	}
+	ctx = open_ctx();
+	open_xrcd_path(ctx, path, O_CREAT | O_EXCL, &err);
+	EXPECT("inode_free_after_kills", err, 0);
+	xqp_close_device(ctx);
+}
+
+/* fork: the child shares the file; the objects live while either holds it. */
+struct fork_arg {
+	struct chan go;
+};
+
+static void holder(void *arg)
+{
+	struct fork_arg *f = arg;
+
+	chan_recv(&f->go);	/* holds the inherited file until told */
+	exit(0);
+}
+
+struct third_arg {
+	const char *path;
+	uint32_t qpn;
+	int expect;
+};
+
+static void third(void *arg)
+{
+	struct third_arg *t = arg;
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, t->path, 0, &err);
+	struct xqp_qp *h = x ? open_tgt(ctx, x, t->qpn, &err) : NULL;
+
+	if (h)
+		xqp_destroy_qp(h);
+	xqp_close_device(ctx);
+	exit(err == t->expect ? 0 : 10 + err);
+}
+
+static void case_fork_shares_file(void)
+{
+	struct third_arg t = { .path = case_file("fork") };
+	struct fork_arg f;
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, t.path, O_CREAT, &err);
+	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	pid_t child;
+
+	CHECK(qp, "create");
+	if (!qp)
+		return;
+	t.qpn = qp->qp_num;
+	chan_init(&f.go);
+	child = spawn(holder, &f);
+	/* the parent lets go of its descriptors: the child's copy holds all */
+	xqp_close_device(ctx);
+	t.expect = 0;
+	EXPECT_INT("third_opens_while_child_holds", reap(spawn(third, &t)), 0);
+	chan_send(&f.go, 1);
+	EXPECT_INT("child_exit", reap(child), 0);
+	t.expect = EAGAIN;	/* the XRCD itself is gone with the last file */
+	EXPECT_INT("third_after_child", reap(spawn(third, &t)), 0);
+}
+
+const struct acc_case acc_cases_shared[] = {
+	{ "shared_three_processes", case_three_processes, NULL, 0 },
+	{ "shared_creator_exits", case_creator_exits, NULL, 0 },
+	{ "shared_creator_kill9", case_creator_killed, NULL, 0 },
+	{ "shared_kill9_midway", case_kill9_midway, NULL, 0 },
+	{ "shared_fork_shares_file", case_fork_shares_file, NULL, 0 },
+	{ NULL, NULL, NULL, 0 },
+};
