@@ -66,7 +66,7 @@ enum dx_op {
 	DX_QUERY,		/* q */
 	DX_RAISE,		/* event arg on qpn */
 	DX_INJECT,		/* arg: DX_INJ_*, err */
-	DX_CREATE_SRQ,		/* s <- on p; x >= 0: XRC SRQ of x with c */
+	DX_CREATE_SRQ,		/* s <- on p; x >= 0: XRC SRQ of x with c (< 0: none) */
 	DX_DESTROY_SRQ,		/* s */
 	DX_REAP_LEAKED,		/* q: finish a last destroy that failed (D1) */
 	DX_SIZES,		/* what an opened handle costs */
@@ -121,6 +121,7 @@ enum {
 	DX_DIV_MODIFY_BAD_PORT,		/* D5 */
 	DX_DIV_AV_PORT_UNCHECKED,	/* D6 */
 	DX_DIV_UNKNOWN_QP_TYPE,		/* D7 */
+	DX_DIV_XRC_SRQ_WITHOUT_CQ,	/* D8 */
 	DX_DIVS
 };
 

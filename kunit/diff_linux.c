@@ -403,7 +403,7 @@ static int lx_destroy(struct lx_ctx *lx, struct ib_qp *qp, int q)
 	bool last = handle && atomic_read(&real->usecnt) == 1;
 	int rc;
 
-	if (!handle && qp->qp_type == (int)IB_QPT_XRC_TGT && !atomic_read(&qp->usecnt))
+	if (!handle && qp->qp_type == IB_QPT_XRC_TGT && !atomic_read(&qp->usecnt))
 		return DX_RC_NOT_RUN;	/* D2: would leave a dangling table entry */
 	rc = ib_destroy_qp_user(qp, NULL);
 	if (handle) {
@@ -585,8 +585,10 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 
 		if (lx->srq[s->s] || !lx->pd[s->p])
 			return DX_RC_DEAD_SLOT;
-		if (sa.srq_type == (int)IB_SRQT_XRC) {
-			/* ib_core takes ext.cq's usecnt unchecked: it must be there */
+		if (sa.srq_type == IB_SRQT_XRC) {
+			/* D8: ib_core takes ext.cq's usecnt unchecked */
+			if (s->c < 0)
+				return DX_RC_NOT_RUN;
 			if (!lx->cq[s->c] || (s->x >= 0 && !lx->xrcd[s->x]))
 				return DX_RC_DEAD_SLOT;
 			sa.ext.cq = lx->cq[s->c];

@@ -24,6 +24,7 @@ const char *const dx_div_names[DX_DIVS] = {
 	[DX_DIV_MODIFY_BAD_PORT] = "D5 modify-port-out-of-range",
 	[DX_DIV_AV_PORT_UNCHECKED] = "D6 av-port-unchecked",
 	[DX_DIV_UNKNOWN_QP_TYPE] = "D7 unknown-qp-type-errno",
+	[DX_DIV_XRC_SRQ_WITHOUT_CQ] = "D8 xrc-srq-without-cq",
 };
 
 #define D1 DX_DIV_LAST_DESTROY_FAILS
@@ -33,6 +34,7 @@ const char *const dx_div_names[DX_DIVS] = {
 #define D5 DX_DIV_MODIFY_BAD_PORT
 #define D6 DX_DIV_AV_PORT_UNCHECKED
 #define D7 DX_DIV_UNKNOWN_QP_TYPE
+#define D8 DX_DIV_XRC_SRQ_WITHOUT_CQ
 
 #define RC	DX_D_RC
 #define OUT	DX_D_OUT
@@ -982,6 +984,17 @@ static const struct dx_step sc_av_port_unchecked[] = {
 	END
 };
 
+/* D8: an XRC SRQ without its CQ. */
+static const struct dx_step sc_xrc_srq_without_cq[] = {
+	ALLOC_PD(0),
+	ALLOC_XRCD(0),
+	/* Linux increments ext.cq->usecnt before anyone checks: NULL deref */
+	XSRQ(0, 0, -1, 0, XQ(D8, RC, -EINVAL)),
+	FREE_XRCD(0),			/* nothing kept it */
+	FREE_PD(0),
+	END
+};
+
 #define SC(n, r) { #n, r, sc_##n }
 
 const struct dx_scenario dx_scenarios[] = {
@@ -1045,6 +1058,7 @@ const struct dx_scenario dx_scenarios[] = {
 	SC(compact_handles, "D4"),
 	SC(modify_port_out_of_range, "D5"),
 	SC(av_port_unchecked, "D6"),
+	SC(xrc_srq_without_cq, "D8"),
 };
 
 const unsigned int dx_nscenarios = ARRAY_SIZE(dx_scenarios);

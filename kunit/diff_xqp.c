@@ -452,10 +452,10 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 
 		if (xq->srq[s->s] || !xq->pd[s->p])
 			return DX_RC_DEAD_SLOT;
-		if (sa.srq_type == (int)XQP_SRQT_XRC) {
-			if (!xq->cq[s->c] || (s->x >= 0 && !xq->xrcd[s->x]))
+		if (sa.srq_type == XQP_SRQT_XRC) {
+			if ((s->c >= 0 && !xq->cq[s->c]) || (s->x >= 0 && !xq->xrcd[s->x]))
 				return DX_RC_DEAD_SLOT;
-			sa.cq = xq->cq[s->c];
+			sa.cq = s->c >= 0 ? xq->cq[s->c] : NULL;
 			sa.xrcd = s->x >= 0 ? xq->xrcd[s->x] : NULL;
 		}
 		srq = xqp_create_srq(xq->pd[s->p], &sa);
