@@ -58,6 +58,33 @@ extern "C" int xqp_query_device(struct xqp_device *dev, struct xqp_device_attr *
 	return dev->ops->query_device(dev->drv, attr);
 }
 
+/* Destroys the driver side of every object on @list, keeping the core side. */
+template <typename T>
+static void detach_list(xqp_device *dev, RcuList &list, int (*destroy)(void *, void *))
+{
+	list.for_each([&](ListNode *n) {
+		T *obj = from_dev_node<T>(n);
+		XQP_WARN_ON(destroy(dev->drv, obj->drv));
+		obj->drv = nullptr;
+	});
+}
+
+/* XRC_TGT QPs live in their XRCD's table, not on the device's list. */
+static void detach_xrc_tgt(xqp_device *dev, xqp_xrcd *xrcd)
+{
+	auto table = xrcd->table.lock();
+	table->for_each([&](RealQp *qp) {
+		XQP_WARN_ON(dev->ops->destroy_qp(dev->drv, qp->drv));
+		qp->drv = nullptr;
+		/* A QP whose handles were all closed has no owner left. */
+		if (qp->shared.lock()->handle_count == 0) {
+			table->erase(qp->qp_num, qp);
+			xrcd->usecnt.dec();
+			qp->free_after_grace();
+		}
+	});
+}
+
 /*
  * Detach every driver object, dependents first: QPs (the XRC_TGT ones through
  * their XRCD tables), SRQs, CQs, XRCDs, PDs. The core objects stay allocated
@@ -69,45 +96,12 @@ static void detach_all(xqp_device *dev)
 	auto objs = dev->objects.lock();
 	const xqp_device_ops *ops = dev->ops;
 
-	objs->qps.for_each([&](ListNode *n) {
-		RealQp *qp = from_dev_node<RealQp>(n);
-		XQP_WARN_ON(ops->destroy_qp(dev->drv, qp->drv));
-		qp->drv = nullptr;
-	});
-	objs->xrcds.for_each([&](ListNode *n) {
-		auto *xrcd = from_dev_node<xqp_xrcd>(n);
-		auto table = xrcd->table.lock();
-		table->for_each([&](RealQp *qp) {
-			XQP_WARN_ON(ops->destroy_qp(dev->drv, qp->drv));
-			qp->drv = nullptr;
-			/* A QP whose handles were all closed has no owner left. */
-			if (qp->shared.lock()->handle_count == 0) {
-				table->erase(qp->qp_num, qp);
-				xrcd->usecnt.dec();
-				qp->free_after_grace();
-			}
-		});
-	});
-	objs->srqs.for_each([&](ListNode *n) {
-		auto *srq = from_dev_node<xqp_srq>(n);
-		XQP_WARN_ON(ops->destroy_srq(dev->drv, srq->drv));
-		srq->drv = nullptr;
-	});
-	objs->cqs.for_each([&](ListNode *n) {
-		auto *cq = from_dev_node<xqp_cq>(n);
-		XQP_WARN_ON(ops->destroy_cq(dev->drv, cq->drv));
-		cq->drv = nullptr;
-	});
-	objs->xrcds.for_each([&](ListNode *n) {
-		auto *xrcd = from_dev_node<xqp_xrcd>(n);
-		XQP_WARN_ON(ops->dealloc_xrcd(dev->drv, xrcd->drv));
-		xrcd->drv = nullptr;
-	});
-	objs->pds.for_each([&](ListNode *n) {
-		auto *pd = from_dev_node<xqp_pd>(n);
-		XQP_WARN_ON(ops->dealloc_pd(dev->drv, pd->drv));
-		pd->drv = nullptr;
-	});
+	detach_list<RealQp>(dev, objs->qps, ops->destroy_qp);
+	objs->xrcds.for_each([&](ListNode *n) { detach_xrc_tgt(dev, from_dev_node<xqp_xrcd>(n)); });
+	detach_list<xqp_srq>(dev, objs->srqs, ops->destroy_srq);
+	detach_list<xqp_cq>(dev, objs->cqs, ops->destroy_cq);
+	detach_list<xqp_xrcd>(dev, objs->xrcds, ops->dealloc_xrcd);
+	detach_list<xqp_pd>(dev, objs->pds, ops->dealloc_pd);
 }
 
 extern "C" void xqp_unregister_device(struct xqp_device *dev)

@@ -165,6 +165,12 @@ void qp_uses_put(RealQp *qp);
 
 inline bool is_handle(const xqp_qp *qp) { return qp->kind == xqp_qp::Kind::handle; }
 
+/* The real QP behind a QP or handle: what modify, query and events act on. */
+inline RealQp *real_of(xqp_qp *qp)
+{
+	return is_handle(qp) ? Handle::from(qp)->real : RealQp::from(qp);
+}
+
 /* Object lookup helpers for code that walks the device lists. */
 template <typename T> inline T *from_dev_node(ListNode *n)
 {

@@ -4,11 +4,6 @@
 
 using namespace xqp;
 
-static RealQp *real_of(xqp_qp *qp)
-{
-	return is_handle(qp) ? Handle::from(qp)->real : RealQp::from(qp);
-}
-
 /**
  * xqp_modify_qp - modify the real QP behind @qp (ib_modify_qp).
  * The driver validates the transition with xqp_modify_qp_is_ok().
@@ -62,53 +57,4 @@ extern "C" int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int att
 		init_attr->qp_context = real->context;
 	}
 	return 0;
-}
-
-extern "C" xqp_u32 xqp_qp_num(const struct xqp_qp *qp)
-{
-	return real_of(const_cast<xqp_qp *>(qp))->qp_num;
-}
-
-extern "C" enum xqp_qp_type xqp_qp_get_type(const struct xqp_qp *qp)
-{
-	return real_of(const_cast<xqp_qp *>(qp))->type;
-}
-
-extern "C" struct xqp_qp *xqp_qp_real(struct xqp_qp *qp)
-{
-	return real_of(qp)->c();
-}
-
-extern "C" int xqp_qp_is_handle(const struct xqp_qp *qp)
-{
-	return is_handle(qp);
-}
-
-extern "C" void *xqp_qp_context(const struct xqp_qp *qp)
-{
-	return is_handle(qp) ? Handle::from(const_cast<xqp_qp *>(qp))->context
-			     : RealQp::from(const_cast<xqp_qp *>(qp))->context;
-}
-
-extern "C" void *xqp_qp_uobject(const struct xqp_qp *qp)
-{
-	return is_handle(qp) ? Handle::from(const_cast<xqp_qp *>(qp))->uobj
-			     : RealQp::from(const_cast<xqp_qp *>(qp))->uobj;
-}
-
-extern "C" xqp_u32 xqp_qp_handle_count(const struct xqp_qp *qp)
-{
-	return real_of(const_cast<xqp_qp *>(qp))->shared.lock()->handle_count;
-}
-
-extern "C" struct xqp_xrcd *xqp_qp_xrcd(const struct xqp_qp *qp)
-{
-	return real_of(const_cast<xqp_qp *>(qp))->xrcd;
-}
-
-extern "C" void xqp_object_sizes(struct xqp_object_sizes *sizes)
-{
-	sizes->handle = sizeof(Handle);
-	sizes->real_qp = sizeof(RealQp);
-	sizes->xrcd = sizeof(xqp_xrcd);
 }
