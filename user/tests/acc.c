@@ -479,7 +479,7 @@ int main(int argc, char **argv)
 {
 	const struct acc_case *all[] = {
 		acc_cases_abi, acc_cases_objects, acc_cases_xrcd, acc_cases_shared,
-		acc_cases_events, acc_cases_removal,
+		acc_cases_events, acc_cases_stress, acc_cases_removal,
 	};
 	const char *only[64];
 	int nonly = 0, removal = 0, list = 0, opt;

@@ -100,6 +100,7 @@ extern const struct acc_case acc_cases_objects[];
 extern const struct acc_case acc_cases_xrcd[];
 extern const struct acc_case acc_cases_shared[];
 extern const struct acc_case acc_cases_events[];
+extern const struct acc_case acc_cases_stress[];
 extern const struct acc_case acc_cases_removal[];
 
 #endif

@@ -341,3 +341,112 @@ const struct acc_case acc_cases_shared[] = {
 	{ "shared_fork_shares_file", case_fork_shares_file, NULL, 0 },
 	{ NULL, NULL, NULL, 0 },
 };
+
+/*
+ * Threads hammering one file: creates, opens, modifies, queries and
+ * destroys of shared QPs, racing with each other over the same handles.
+ * Only clean errnos may come back; the kernel checks the rest (KASAN,
+ * lockdep, kmemleak).
+ */
+#include <pthread.h>
+
+struct stress {
+	struct xqp_context *ctx;
+	struct xqp_xrcd *x;
+	uint32_t handles[64];	/* raw handles, shared between threads */
+	int bad;
+	unsigned int seed;
+};
+
+static int raw_destroy(struct xqp_context *ctx, uint32_t h)
+{
+	struct ib_uverbs_destroy_qp_resp r;
+	struct ib_uverbs_destroy_qp d = { .response = (uintptr_t)&r, .qp_handle = h };
+
+	return raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &d, sizeof(d), -1,
+		       sizeof(r) / 4);
+}
+
+static int raw_query(struct xqp_context *ctx, uint32_t h)
+{
+	struct ib_uverbs_query_qp_resp r;
+	struct ib_uverbs_query_qp q = { .response = (uintptr_t)&r, .qp_handle = h };
+
+	return raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_QP, &q, sizeof(q), -1,
+		       sizeof(r) / 4);
+}
+
+static void *stress_thread(void *arg)
+{
+	struct stress *s = arg;
+	unsigned int seed = __atomic_add_fetch(&s->seed, 7919, __ATOMIC_RELAXED);
+
+	for (int i = 0; i < 300; i++) {
+		unsigned int slot = (unsigned int)rand_r(&seed) % 64;
+		uint32_t h = __atomic_load_n(&s->handles[slot], __ATOMIC_RELAXED);
+		int err = 0;
+
+		switch (rand_r(&seed) % 4) {
+		case 0: {	/* create, publish the handle (xqp_qp leaks: fine) */
+			struct xqp_qp *qp = create_tgt(s->ctx, s->x);
+
+			if (!qp) {
+				err = errno;
+				break;
+			}
+			__atomic_store_n(&s->handles[slot], qp->handle, __ATOMIC_RELAXED);
+			if (!open_tgt(s->ctx, s->x, qp->qp_num, &err) && err != EINVAL)
+				break;
+			err = 0;
+			break;
+		}
+		case 1:
+			err = raw_destroy(s->ctx, h);
+			break;
+		case 2:
+			err = raw_query(s->ctx, h);
+			break;
+		case 3: {
+			struct xqp_qp fake = { .context = s->ctx, .handle = h };
+			struct xqp_qp_attr a = { .qp_state = XQP_QPS_ERR };
+
+			err = xqp_modify_qp(&fake, &a, XQP_QP_STATE);
+			break;
+		}
+		}
+		/* a racing destroy: gone (ENOENT), in use (EBUSY), not a QP
+		 * (EINVAL: the slot was reused by another type or state) */
+		if (err && err != ENOENT && err != EBUSY && err != EINVAL)
+			__atomic_store_n(&s->bad, err, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void case_threads(void)
+{
+	const char *path = case_file("threads");
+	struct stress s = { .ctx = open_ctx(), .seed = 1 };
+	pthread_t t[4];
+	int err;
+
+	memset(s.handles, 0xff, sizeof(s.handles));
+	s.x = open_xrcd_path(s.ctx, path, O_CREAT, &err);
+	CHECK(s.x, "xrcd");
+	if (!s.x)
+		return;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, stress_thread, &s);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	EXPECT("unexpected_errno", s.bad, 0);
+	EXPECT("close", xqp_close_device(s.ctx), 0);
+	s.ctx = open_ctx();
+	open_xrcd_path(s.ctx, path, O_CREAT | O_EXCL, &err);
+	EXPECT("all_released", err, 0);
+	xqp_close_device(s.ctx);
+}
+
+const struct acc_case acc_cases_stress[] = {
+	{ "stress_threads_one_file", case_threads, NULL, 0 },
+	{ NULL, NULL, NULL, 0 },
+};
