@@ -138,7 +138,78 @@ static void case_removal(void)
 	}
 }
 
+/* Commands racing the removal: each one either works or gets EIO. */
+#include <pthread.h>
+
+struct load {
+	const char *path;
+	int stop;
+	int bad;
+	int saw_eio;
+};
+
+static void *load_thread(void *arg)
+{
+	struct load *l = arg;
+	struct xqp_context *ctx = xqp_open_device_path(g_dev);
+	struct xqp_xrcd *x;
+	int err;
+
+	if (!ctx)
+		return NULL;
+	x = open_xrcd_path(ctx, l->path, O_CREAT, &err);
+	while (x && !__atomic_load_n(&l->stop, __ATOMIC_RELAXED)) {
+		struct xqp_qp *qp = create_tgt(ctx, x), *h;
+		struct xqp_qp_attr a;
+
+		if (!qp) {
+			err = errno;
+			goto check;
+		}
+		h = open_tgt(ctx, x, qp->qp_num, &err);
+		if (h) {
+			err = xqp_query_qp(h, &a, XQP_QP_STATE, NULL);
+			if (err)
+				goto check;
+		} else if (err) {
+			goto check;
+		}
+		err = xqp_destroy_qp(qp);
+check:
+		if (err == EIO) {
+			__atomic_store_n(&l->saw_eio, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (err)
+			__atomic_store_n(&l->bad, err, __ATOMIC_RELAXED);
+	}
+	xqp_close_device(ctx);
+	return NULL;
+}
+
+static void case_removal_under_load(void)
+{
+	struct load l = { .path = case_file("load") };
+	pthread_t t[3];
+	char cmd[256];
+
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, load_thread, &l);
+	usleep(500 * 1000);
+	snprintf(cmd, sizeof(cmd), "rmmod %s", g_soft_module);
+	EXPECT_INT("rmmod_under_load", run(cmd), 0);
+	usleep(200 * 1000);
+	__atomic_store_n(&l.stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	EXPECT("only_clean_errnos", l.bad, 0);
+	EXPECT_INT("threads_saw_eio", l.saw_eio, 1);
+	snprintf(cmd, sizeof(cmd), "insmod /lib/xqp/%s.ko", g_soft_module);
+	EXPECT_INT("insmod", run(cmd), 0);
+}
+
 const struct acc_case acc_cases_removal[] = {
 	{ "removal_with_open_files", case_removal, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
+	{ "removal_under_load", case_removal_under_load, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
 };
