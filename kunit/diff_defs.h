@@ -70,6 +70,7 @@ enum dx_op {
 	DX_DESTROY_SRQ,		/* s */
 	DX_REAP_LEAKED,		/* q: finish a last destroy that failed (D1) */
 	DX_SIZES,		/* what an opened handle costs */
+	DX_QPN_CURSOR,		/* the driver's next QP number search starts at arg */
 	DX_OPS
 };
 
@@ -110,6 +111,7 @@ enum { DX_BOTH = 0, DX_XQ_ONLY, DX_LX_ONLY };
 
 /* Flags of a step. */
 #define DX_F_NO_HANDLER	0x1	/* create/open without an event handler */
+#define DX_F_QPN	0x2	/* create: report the QP number itself */
 
 /* Divergences (docs/divergences.md); 0: none, the two must agree. */
 enum {

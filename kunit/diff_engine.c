@@ -41,6 +41,7 @@ static const char *const dx_op_names[DX_OPS] = {
 	[DX_DESTROY_SRQ] = "destroy_srq",
 	[DX_REAP_LEAKED] = "reap_leaked",
 	[DX_SIZES] = "sizes",
+	[DX_QPN_CURSOR] = "qpn_cursor",
 };
 
 static const char *const dx_cat_names[8] = {

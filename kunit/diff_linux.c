@@ -68,6 +68,7 @@ static struct {
 	typeof(&xqp_refdev_inject) inject;
 	typeof(&xqp_refdev_raise_qp_event) raise;
 	typeof(&xqp_refdev_find_qp) find_qp;
+	typeof(&xqp_refdev_set_qpn_cursor) set_cursor;
 } ref_api;
 
 static void dx_linux_put_api(void)
@@ -86,6 +87,8 @@ static void dx_linux_put_api(void)
 		symbol_put(xqp_refdev_raise_qp_event);
 	if (ref_api.find_qp)
 		symbol_put(xqp_refdev_find_qp);
+	if (ref_api.set_cursor)
+		symbol_put(xqp_refdev_set_qpn_cursor);
 	memset(&ref_api, 0, sizeof(ref_api));
 }
 
@@ -99,8 +102,9 @@ int dx_linux_get_api(void)
 	ref_api.inject = symbol_get(xqp_refdev_inject);
 	ref_api.raise = symbol_get(xqp_refdev_raise_qp_event);
 	ref_api.find_qp = symbol_get(xqp_refdev_find_qp);
+	ref_api.set_cursor = symbol_get(xqp_refdev_set_qpn_cursor);
 	if (!ref_api.create || !ref_api.destroy || !ref_api.ibdev || !ref_api.counts ||
-	    !ref_api.inject || !ref_api.raise || !ref_api.find_qp) {
+	    !ref_api.inject || !ref_api.raise || !ref_api.find_qp || !ref_api.set_cursor) {
 		dx_linux_put_api();
 		return -ENOENT;
 	}
@@ -390,6 +394,8 @@ static int lx_create(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *
 	o->out[n++] = lx_qpn_reused(lx, s->q, qp->qp_num);
 	o->out[n++] = qp->qp_type;
 	o->out[n++] = qp->real_qp != qp;	/* a handle */
+	if (s->flags & DX_F_QPN)
+		o->out[n++] = qp->qp_num;
 	lx_out_cap(o, &n, &init.cap);
 	o->nout = n;
 	lx_record(lx, s->q, qp);
@@ -614,6 +620,9 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		if (!(lx->qpn_valid & BIT(s->q)))
 			return DX_RC_DEAD_SLOT;
 		return lx_reap_leaked(lx, lx->qpn[s->q]);
+	case DX_QPN_CURSOR:
+		ref_api.set_cursor(lx->ref, s->arg);
+		return 0;
 	case DX_SIZES:
 		/* __ib_open_qp() allocates a whole struct ib_qp per handle */
 		o->out[n++] = sizeof(struct ib_qp);

@@ -83,6 +83,8 @@ const char *const dx_div_names[DX_DIVS] = {
 #define FREE_SRQ(s_, ...)	{ .op = DX_DESTROY_SRQ, .s = (s_), __VA_ARGS__ }
 #define REAP(q_, ...)		{ .op = DX_REAP_LEAKED, .q = (q_), __VA_ARGS__ }
 #define SIZES(...)		{ .op = DX_SIZES, __VA_ARGS__ }
+#define CURSOR(n_)		{ .op = DX_QPN_CURSOR, .arg = (n_) }
+#define QPN			.flags = DX_F_QPN
 #define END			{ .op = DX_END }
 
 /* Attribute masks of the IB transition table (ib_modify_qp_is_ok). */
@@ -193,6 +195,23 @@ static const struct dx_step sc_qpn_not_reused_at_once[] = {
 	TGT(1, 0),			/* out: a new number, not q0's */
 	OPEN(2, 0, 0, .rc = -EINVAL),	/* q0's number is gone */
 	DESTROY(1),
+	FREE_XRCD(0),
+	END
+};
+
+static const struct dx_step sc_qpn_cursor_wraps[] = {
+	ALLOC_XRCD(0),
+	CURSOR(0xfffffe),
+	TGT(0, 0, QPN),			/* 0xfffffe */
+	TGT(1, 0, QPN),			/* 0xffffff: the last 24-bit number */
+	TGT(2, 0, QPN),			/* wraps, past QP0 and QP1: 2 */
+	OPEN(3, 0, 1),
+	CURSOR(0),			/* out of range: starts over at 2 */
+	TGT(4, 0, QPN),			/* 2 is taken: 3 */
+	DESTROY(2),
+	CURSOR(2),
+	TGT(5, 0, QPN),			/* 2 is free again */
+	DESTROY(0), DESTROY(1), DESTROY(3), DESTROY(4), DESTROY(5),
 	FREE_XRCD(0),
 	END
 };
@@ -1007,6 +1026,7 @@ const struct dx_scenario dx_scenarios[] = {
 	SC(create_every_type, "other types return the real QP"),
 	SC(create_unknown_type, "D7"),
 	SC(qpn_not_reused_at_once, "qp numbers"),
+	SC(qpn_cursor_wraps, "qp numbers: 24 bits, never 0 or 1"),
 	SC(open_requires_xrc_tgt_type, "open: EINVAL unless XRC_TGT"),
 	SC(open_unknown_number, "open: EINVAL for an unknown number"),
 	SC(open_other_xrcd_invisible, "open: another XRCD's QP is invisible"),

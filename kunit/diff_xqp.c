@@ -292,6 +292,8 @@ static int xq_create(struct xq_ctx *xq, const struct dx_step *s, struct dx_obs *
 	o->out[n++] = xq_qpn_reused(xq, s->q, xqp_qp_num(qp));
 	o->out[n++] = xqp_qp_get_type(qp);
 	o->out[n++] = xqp_qp_is_handle(qp);
+	if (s->flags & DX_F_QPN)
+		o->out[n++] = xqp_qp_num(qp);
 	xq_out_cap(o, &n, &init.cap);
 	o->nout = n;
 	xq_record(xq, s->q, qp);
@@ -474,6 +476,9 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		if (!rc)
 			xq->srq[s->s] = NULL;
 		return rc;
+	case DX_QPN_CURSOR:
+		xqp_soft_set_qpn_cursor(xq->soft, s->arg);
+		return 0;
 	case DX_SIZES: {
 		struct xqp_object_sizes sz;
 
