@@ -103,8 +103,10 @@ enum {
 };
 
 /* Capability sets of DX_CREATE_TGT / DX_CREATE_QP. */
-enum { DX_CAP_NONE = 0, DX_CAP_SMALL, DX_CAP_ODD, DX_CAP_TOO_MANY_WR,
-       DX_CAP_TOO_MANY_SGE, DX_CAP_FLAGS };
+enum {
+	DX_CAP_NONE = 0, DX_CAP_SMALL, DX_CAP_ODD, DX_CAP_TOO_MANY_WR,
+	DX_CAP_TOO_MANY_SGE, DX_CAP_FLAGS,
+};
 
 /* Which executors run a step. */
 enum { DX_BOTH = 0, DX_XQ_ONLY, DX_LX_ONLY };
