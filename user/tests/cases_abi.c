@@ -375,7 +375,53 @@ static void case_fork_eacces(void)
 	xqp_close_device(ctx);
 }
 
+/*
+ * Random commands: any number, any length, random bodies and handles, the
+ * response always pointing at a scratch buffer. Only the kernel's survival
+ * (and KASAN's silence) is checked; results are not compared.
+ */
+static void case_fuzz(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	static unsigned char scratch[8192];
+	unsigned int seed = 12345;
+	uint32_t body[1024];
+	int odd = 0;
+
+	for (int i = 0; i < 20000; i++) {
+		uint32_t command = (uint32_t)rand_r(&seed) % 48;
+		size_t words = (size_t)(rand_r(&seed) % 40);
+		int err;
+
+		if (rand_r(&seed) % 16 == 0)
+			command |= EXT;
+		if (command == IB_USER_VERBS_CMD_GET_CONTEXT)
+			continue;	/* would pile up fds */
+		for (size_t w = 0; w < words; w++) {
+			uint32_t r = (uint32_t)rand_r(&seed);
+
+			/* mostly small numbers: they hit real handles */
+			body[w] = (r & 3) == 0 ? r : r % 8;
+		}
+		if (words >= 2) {
+			uint64_t resp = (uintptr_t)scratch;
+
+			memcpy(body, &resp, sizeof(resp));
+		}
+		err = raw_cmd(ctx->cmd_fd, command, body, words * 4, -1,
+			      rand_r(&seed) % 64);
+		if (err && err != EINVAL && err != ENOSPC && err != EOPNOTSUPP &&
+		    err != ENOENT && err != EBUSY && err != EFAULT && err != EBADF &&
+		    err != EAGAIN && err != EPERM && err != ENOMEM)
+			odd = err;
+	}
+	CHECK(!odd, "unexpected errno %s", errname(odd));
+	acc_token("survived", "1");
+	xqp_close_device(ctx);
+}
+
 const struct acc_case acc_cases_abi[] = {
+	{ "abi_fuzz_random_commands", case_fuzz, NULL, 0 },
 	{ "abi_no_context", case_no_context, NULL, 0 },
 	{ "abi_get_context", case_get_context, NULL, 0 },
 	{ "abi_query_device_port", case_query, NULL, 0 },
