@@ -276,11 +276,21 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 		goto err_put_cq;
 	}
 
+	/*
+	 * Linux leaves other types (tag matching, unknown ones) to the driver;
+	 * xqp's devices have none (the reference device: EOPNOTSUPP). Only
+	 * valid enumerators may reach the core.
+	 */
+	if (req->srq_type != XQP_IB_SRQT_BASIC && req->srq_type != XQP_IB_SRQT_XRC) {
+		ret = -EOPNOTSUPP;
+		xqp_uobj_put(pd_uobj, XQP_LOOKUP_READ);
+		goto err_put_cq;
+	}
 	uobj->user_handle = req->user_handle;
 	xqp_uevent_init(eobj, cmd->ufile);
 	attr.event_handler = xqp_uverbs_event_handler;
 	attr.srq_context = eobj;
-	attr.srq_type = (enum xqp_srq_type)req->srq_type;
+	attr.srq_type = req->srq_type == XQP_IB_SRQT_XRC ? XQP_SRQT_XRC : XQP_SRQT_BASIC;
 	attr.attr.max_wr = req->max_wr;
 	attr.attr.max_sge = req->max_sge;
 	attr.attr.srq_limit = req->srq_limit;

@@ -383,6 +383,18 @@ static void case_srq(void)
 	c.pd_handle = 997;
 	EXPECT("xsrq_bad_pd", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &c,
 				      sizeof(c), -1, sizeof(r) / 4), ENOENT);
+	/* other SRQ types go to the driver, which has none */
+	c.pd_handle = pd->handle;
+	c.srq_type = 2;	/* tag matching: needs a CQ too */
+	c.cq_handle = 996;
+	EXPECT("xsrq_tm_bad_cq", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &c,
+					 sizeof(c), -1, sizeof(r) / 4), ENOENT);
+	c.cq_handle = cq->handle;
+	EXPECT("xsrq_tm", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &c,
+				  sizeof(c), -1, sizeof(r) / 4), EOPNOTSUPP);
+	c.srq_type = 200;
+	EXPECT("xsrq_type_200", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &c,
+					sizeof(c), -1, sizeof(r) / 4), EOPNOTSUPP);
 	/* a basic SRQ through CREATE_XSRQ and an RC QP on it */
 	sa.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD;
 	sa.srq_type = XQP_SRQT_BASIC;

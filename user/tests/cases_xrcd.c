@@ -131,6 +131,9 @@ static void case_open_qp_rules(void)
 	o.qp_type = XQP_QPT_XRC_SEND;
 	EXPECT("type_ini", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_OPEN_QP, &o, sizeof(o), -1,
 				   sizeof(r) / 4), EINVAL);
+	o.qp_type = 200;
+	EXPECT("type_200", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_OPEN_QP, &o, sizeof(o), -1,
+				   sizeof(r) / 4), EINVAL);
 	o.qp_type = XQP_QPT_XRC_RECV;
 	o.qpn = qpn ^ 0x800000;
 	EXPECT("unknown_qpn", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_OPEN_QP, &o, sizeof(o),
