@@ -39,6 +39,9 @@ extern "C" struct xqp_device *xqp_register_device(const char *name,
 	for (; name[i] && i < sizeof(dev->name) - 1; i++)
 		dev->name[i] = name[i];
 	dev->name[i] = '\0';
+	xqp_device_attr attr = {};
+	dev->phys_port_cnt = ops->query_device && !ops->query_device(drv, &attr) ?
+				     attr.phys_port_cnt : 1;
 	registry_add(dev);
 	return dev;
 }

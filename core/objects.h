@@ -42,6 +42,7 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	const xqp_device_ops *ops;
 	void *drv;
 	char name[64];
+	xqp::u8 phys_port_cnt;	/* from query_device at registration */
 	xqp::Atomic<xqp::u32> refs{1};
 	xqp::Atomic<xqp::u32> dead;
 	xqp::Mutex<xqp_device_objects> objects{XQP_LOCK_DEVICE};

@@ -4,9 +4,19 @@
 
 using namespace xqp;
 
+/* Address vectors name a port the device has (rdma_check_ah_attr()). */
+static bool ports_ok(const xqp_device *dev, const xqp_qp_attr *attr, int mask)
+{
+	auto ok = [dev](u8 port) { return port >= 1 && port <= dev->phys_port_cnt; };
+
+	return (!(mask & XQP_QP_AV) || ok(attr->ah_attr.port_num)) &&
+	       (!(mask & XQP_QP_ALT_PATH) || ok(attr->alt_ah_attr.port_num));
+}
+
 /**
  * xqp_modify_qp - modify the real QP behind @qp (ib_modify_qp).
- * The driver validates the transition with xqp_modify_qp_is_ok().
+ * The core checks the address vectors' ports, as ib_core does; the driver
+ * validates the transition with xqp_modify_qp_is_ok().
  * Return: 0, -EINVAL (bad transition or attribute), -EIO, -EOPNOTSUPP or the
  * driver's error.
  */
@@ -20,6 +30,8 @@ extern "C" int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int at
 		return -XQP_EOPNOTSUPP;
 	if (attr_mask & ~(XQP_QP_ATTR_STANDARD_BITS | XQP_QP_RATE_LIMIT))
 		return -XQP_EOPNOTSUPP;
+	if (!ports_ok(real->dev, attr, attr_mask))
+		return -XQP_EINVAL;
 	return real->dev->ops->modify_qp(real->dev->drv, real->drv, attr, attr_mask);
 }
 

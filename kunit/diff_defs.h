@@ -123,7 +123,7 @@ enum {
 	DX_DIV_DEALLOC_PD_IN_USE,	/* D3 */
 	DX_DIV_COMPACT_HANDLES,		/* D4 */
 	DX_DIV_MODIFY_BAD_PORT,		/* D5 */
-	DX_DIV_AV_PORT_UNCHECKED,	/* D6 */
+	/* D6 (AV port unchecked) was a parity gap, fixed: both sides agree now */
 	DX_DIV_UNKNOWN_QP_TYPE,		/* D7 */
 	DX_DIV_XRC_SRQ_WITHOUT_CQ,	/* D8 */
 	DX_DIVS
