@@ -25,10 +25,7 @@ void xqp::qp_uses_put(RealQp *qp)
 /* Reads the type as the integer a C caller may have stored (any value). */
 static bool known_type(const xqp_qp_type *type)
 {
-	int t;
-
-	__builtin_memcpy(&t, type, sizeof(t));
-	switch (t) {
+	switch (enum_int(type)) {
 	case XQP_QPT_RC:
 	case XQP_QPT_UC:
 	case XQP_QPT_UD:

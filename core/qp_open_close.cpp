@@ -19,7 +19,7 @@ using namespace xqp;
 extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 				      const struct xqp_qp_open_attr *open_attr)
 {
-	if (open_attr->qp_type != XQP_QPT_XRC_TGT)
+	if (enum_int(&open_attr->qp_type) != XQP_QPT_XRC_TGT)
 		return err_ptr<xqp_qp>(-XQP_EINVAL);
 	if (!xrcd->dev->alive())
 		return err_ptr<xqp_qp>(-XQP_EIO);

@@ -17,18 +17,24 @@ static void srq_uses(xqp_pd *pd, xqp_cq *cq, xqp_xrcd *xrcd, bool get)
 
 /**
  * xqp_create_srq - create an SRQ on @pd; an XRC one also names its XRCD and CQ.
- * @attr->attr is rewritten to what the driver granted.
- * Return: the SRQ, or ERR_PTR(-EINVAL for a missing XRCD/CQ or objects of
- * another device, -EIO, -EOPNOTSUPP, -ENOMEM, the driver's error).
+ * @pd: the protection domain.
+ * @attr: what to create; @attr->attr is rewritten to what the driver granted.
+ *	  @attr->srq_type is read as the integer the caller stored: any value.
+ *
+ * Return: the SRQ, or ERR_PTR(-EOPNOTSUPP for an SRQ type other than basic
+ * and XRC (Linux leaves those to the driver; no xqp device has them, and
+ * rxe answers the same), -EINVAL for a missing XRCD/CQ or objects of another
+ * device, -EIO, -EOPNOTSUPP, -ENOMEM, the driver's error).
  */
 extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 					  struct xqp_srq_init_attr *attr)
 {
 	xqp_device *dev = pd->dev;
-	bool xrc = attr->srq_type == XQP_SRQT_XRC;
+	int type = enum_int(&attr->srq_type);
+	bool xrc = type == XQP_SRQT_XRC;
 
-	if (attr->srq_type != XQP_SRQT_BASIC && !xrc)
-		return err_ptr<xqp_srq>(-XQP_EINVAL);
+	if (type != XQP_SRQT_BASIC && !xrc)
+		return err_ptr<xqp_srq>(-XQP_EOPNOTSUPP);
 	if (xrc && (!attr->xrcd || !attr->cq || attr->xrcd->dev != dev ||
 		    attr->cq->dev != dev))
 		return err_ptr<xqp_srq>(-XQP_EINVAL);
@@ -36,7 +42,7 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 	xqp_srq *srq = make_tracked<xqp_srq>(
 		dev, dev->ops->create_srq, &xqp_device_objects::srqs, [&](xqp_srq *s) {
 			s->pd = pd;
-			s->type = attr->srq_type;
+			s->type = xrc ? XQP_SRQT_XRC : XQP_SRQT_BASIC;
 			s->cq = xrc ? attr->cq : nullptr;
 			s->xrcd = xrc ? attr->xrcd : nullptr;
 			s->handler = attr->event_handler;

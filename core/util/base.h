@@ -50,6 +50,21 @@ template <typename T> constexpr typename RemoveRef<T>::type &&move(T &&t)
 	return static_cast<typename RemoveRef<T>::type &&>(t);
 }
 
+/*
+ * The integer a C caller stored in an enum field, whatever its value. C lets
+ * any int live there; loading it as the C++ enum type is undefined outside
+ * the enumerators' range (UBSan's enum check reports it), so enum fields of
+ * caller structs are read through this before they are validated.
+ */
+template <typename E> inline int enum_int(const E *field)
+{
+	static_assert(sizeof(E) == sizeof(int), "a C enum is int-sized");
+	int v;
+
+	__builtin_memcpy(&v, field, sizeof(v));
+	return v;
+}
+
 /* ERR_PTR-style results for the C API. */
 template <typename T> inline T *err_ptr(int err)
 {

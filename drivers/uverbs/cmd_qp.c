@@ -213,18 +213,12 @@ int xqp_cmd_open_qp(struct xqp_cmd *cmd)
 		goto err;
 	}
 
-	/* ib_open_qp(): only XRC_TGT (checked here: no stray enum value to the core) */
-	if (req.qp_type != XQP_QPT_XRC_TGT) {
-		ret = -EINVAL;
-		xqp_uobj_put(xrcd_uobj, XQP_LOOKUP_READ);
-		goto err;
-	}
 	uobj->user_handle = req.user_handle;
 	xqp_uevent_init(&uqp->uevent, cmd->ufile);
 	attr.event_handler = xqp_uverbs_event_handler;
 	attr.qp_context = &uqp->uevent;
 	attr.qp_num = req.qpn;
-	attr.qp_type = XQP_QPT_XRC_TGT;
+	attr.qp_type = req.qp_type;	/* any value: the core checks it (ib_open_qp) */
 	qp = xqp_open_qp(xrcd_uobj->object, &attr);
 	if (IS_ERR(qp)) {
 		ret = PTR_ERR(qp);

@@ -276,21 +276,16 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 		goto err_put_cq;
 	}
 
-	/*
-	 * Linux leaves other types (tag matching, unknown ones) to the driver;
-	 * xqp's devices have none (the reference device: EOPNOTSUPP). Only
-	 * valid enumerators may reach the core.
-	 */
-	if (req->srq_type != XQP_IB_SRQT_BASIC && req->srq_type != XQP_IB_SRQT_XRC) {
-		ret = -EOPNOTSUPP;
-		xqp_uobj_put(pd_uobj, XQP_LOOKUP_READ);
-		goto err_put_cq;
-	}
 	uobj->user_handle = req->user_handle;
 	xqp_uevent_init(eobj, cmd->ufile);
 	attr.event_handler = xqp_uverbs_event_handler;
 	attr.srq_context = eobj;
-	attr.srq_type = req->srq_type == XQP_IB_SRQT_XRC ? XQP_SRQT_XRC : XQP_SRQT_BASIC;
+	/*
+	 * Any value, as Linux passes it on: the core reads it as an integer and
+	 * answers EOPNOTSUPP for types other than basic and XRC (tag matching,
+	 * unknown ones), as the reference device does.
+	 */
+	attr.srq_type = req->srq_type;
 	attr.attr.max_wr = req->max_wr;
 	attr.attr.max_sge = req->max_sge;
 	attr.attr.srq_limit = req->srq_limit;
