@@ -66,6 +66,7 @@ struct xqp_pd : xqp::Allocated, xqp::Pinned {
 struct xqp_cq : xqp::Allocated, xqp::Pinned {
 	xqp_device *dev;
 	void *drv;
+	int cqe;		/* granted by the driver */
 	xqp_event_handler_t handler;
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;

@@ -31,6 +31,11 @@ extern "C" int xqp_dealloc_pd(struct xqp_pd *pd)
 
 /**
  * xqp_create_cq - create a completion queue with at least @cqe entries.
+ * @dev: the device.
+ * @cqe: the entries asked for; the driver may grant more (xqp_cq_cqe()).
+ * @event_handler: called for the CQ's async events, in atomic context.
+ * @cq_context: passed to @event_handler.
+ *
  * Return: the CQ, or ERR_PTR(-EIO / -EOPNOTSUPP / -ENOMEM / driver error).
  */
 extern "C" struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
@@ -41,8 +46,25 @@ extern "C" struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
 				    [=](xqp_cq *cq) {
 					    cq->handler = event_handler;
 					    cq->context = cq_context;
-					    return dev->ops->create_cq(dev->drv, cqe, &cq->drv);
+					    cq->cqe = cqe;
+					    return dev->ops->create_cq(dev->drv, cqe, &cq->drv,
+								       &cq->cqe);
 				    });
+}
+
+/**
+ * xqp_cq_cqe - the number of entries the driver granted @cq (ib_cq->cqe).
+ * @cq: the CQ.
+ *
+ * At least what xqp_create_cq() asked for; drivers round up (the soft
+ * device, like rxe, to 2^k - 1). CREATE_CQ reports it to userspace.
+ *
+ * Context: any.
+ * Return: the granted size.
+ */
+extern "C" int xqp_cq_cqe(const struct xqp_cq *cq)
+{
+	return cq->cqe;
 }
 
 /**

@@ -16,6 +16,7 @@ EXPORT_SYMBOL_GPL(xqp_alloc_pd);
 EXPORT_SYMBOL_GPL(xqp_dealloc_pd);
 EXPORT_SYMBOL_GPL(xqp_create_cq);
 EXPORT_SYMBOL_GPL(xqp_destroy_cq);
+EXPORT_SYMBOL_GPL(xqp_cq_cqe);
 EXPORT_SYMBOL_GPL(xqp_alloc_xrcd);
 EXPORT_SYMBOL_GPL(xqp_dealloc_xrcd);
 EXPORT_SYMBOL_GPL(xqp_xrcd_usecnt);

@@ -477,7 +477,22 @@ static int soft_dealloc_pd(void *drv, void *drv_pd)
 
 /* ---- CQ ----------------------------------------------------------------- */
 
-static int soft_create_cq(void *drv, int cqe, void **drv_cq)
+/*
+ * A queue (CQ, send/receive queue, SRQ) of @req entries, sized like rxe's
+ * rings (2^k - 1 >= @req) up to @max.
+ */
+static xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
+{
+	xqp_u64 slots;
+
+	if (!req)
+		return 0;
+	slots = 1ULL << (64 - __builtin_clzll((xqp_u64)req));	/* > req */
+	return (xqp_u32)(slots - 1 < max ? slots - 1 : max);
+}
+
+/* A ring of 2^k - 1 >= @cqe entries (up to max_cqe), as rxe_cq_from_init(). */
+static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe)
 {
 	struct xqp_soft *soft = drv;
 	struct soft_cq *cq;
@@ -491,8 +506,9 @@ static int soft_create_cq(void *drv, int cqe, void **drv_cq)
 	cq = soft_obj_new(soft, sizeof(*cq), &soft->counts.cq, soft->lim.max_cq);
 	if (xqp_is_err(cq))
 		return (int)xqp_ptr_err(cq);
-	cq->cqe = cqe;
+	cq->cqe = (int)soft_grant_wr((xqp_u32)cqe, soft->lim.max_cqe);
 	*drv_cq = cq;
+	*granted_cqe = cq->cqe;
 	return 0;
 }
 
@@ -544,17 +560,6 @@ static int soft_dealloc_xrcd(void *drv, void *drv_xrcd)
 }
 
 /* ---- capabilities ------------------------------------------------------- */
-
-/* A queue of @req WRs, sized like rxe's rings (2^k - 1 >= @req) up to @max. */
-static xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
-{
-	xqp_u64 slots;
-
-	if (!req)
-		return 0;
-	slots = 1ULL << (64 - __builtin_clzll((xqp_u64)req));	/* > req */
-	return (xqp_u32)(slots - 1 < max ? slots - 1 : max);
-}
 
 /*
  * Checks a QP's requested capabilities against the limits (-EINVAL, as

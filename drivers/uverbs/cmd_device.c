@@ -245,7 +245,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 
 	memset(&resp, 0, sizeof(resp));
 	resp.cq_handle = uobj->id;
-	resp.cqe = req.cqe;	/* the core does not report a rounded-up size */
+	resp.cqe = xqp_cq_cqe(cq);	/* what the driver granted, as ib_uverbs */
 	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
 	if (ret) {
 		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));

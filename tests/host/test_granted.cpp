@@ -84,3 +84,58 @@ TEST_F(Core, OpenQpTypeOutsideTheEnumIsInvalid)
 	EXPECT_EQ(xqp_destroy_qp(h), 0);
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
+
+/* ---- CQ size ------------------------------------------------------------ */
+
+TEST_F(Core, CqReportsTheGrantedSize)
+{
+	const struct { int req, granted; } cases[] = {
+		{1, 1}, {8, 15}, {16, 31}, {100, 127}, {65535, 65535}, {65536, 65536},
+	};
+	for (const auto &t : cases) {
+		xqp_cq *cq = xqp_create_cq(dev(), t.req, nullptr, nullptr);
+		ASSERT_FALSE(xqp_is_err(cq)) << t.req;
+		EXPECT_EQ(xqp_cq_cqe(cq), t.granted) << t.req;
+		EXPECT_EQ(xqp_destroy_cq(cq), 0);
+	}
+	EXPECT_EQ(xqp_ptr_err(xqp_create_cq(dev(), 0, nullptr, nullptr)), -XQP_EINVAL);
+	EXPECT_EQ(xqp_ptr_err(xqp_create_cq(dev(), 65537, nullptr, nullptr)), -XQP_EINVAL);
+}
+
+namespace {
+
+/* A driver that grants exactly the request and leaves *granted_cqe alone. */
+int exact_create_cq(void *, int, void **drv_cq, int *)
+{
+	static int token;
+
+	*drv_cq = &token;
+	return 0;
+}
+int exact_destroy_cq(void *, void *) { return 0; }
+int exact_create_qp(void *, const xqp_drv_qp_create *, xqp_drv_qp_created *)
+{
+	return -XQP_EOPNOTSUPP;
+}
+int exact_destroy_qp(void *, void *) { return 0; }
+
+} // namespace
+
+TEST(CoreDriverContract, CqeDefaultsToTheRequest)
+{
+	xqp_device_ops ops = {};
+	ops.create_cq = exact_create_cq;
+	ops.destroy_cq = exact_destroy_cq;
+	ops.create_qp = exact_create_qp;
+	ops.destroy_qp = exact_destroy_qp;
+	long allocs = xqp_host_live_allocs();
+	xqp_device *dev = xqp_register_device("exact", &ops, nullptr);
+	ASSERT_FALSE(xqp_is_err(dev));
+	xqp_cq *cq = xqp_create_cq(dev, 42, nullptr, nullptr);
+	ASSERT_FALSE(xqp_is_err(cq));
+	EXPECT_EQ(xqp_cq_cqe(cq), 42);
+	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+	xqp_unregister_device(dev);
+	xqp_rcu_barrier();
+	EXPECT_EQ(xqp_host_live_allocs(), allocs);
+}

@@ -106,10 +106,13 @@ protected:
 		EXPECT_EQ(ops_->alloc_pd(soft_, &p), 0);
 		return p;
 	}
-	void *cq(int cqe = 16)
+	void *cq(int cqe = 16, int *granted = nullptr)
 	{
 		void *c = nullptr;
-		EXPECT_EQ(ops_->create_cq(soft_, cqe, &c), 0);
+		int g = cqe;
+		EXPECT_EQ(ops_->create_cq(soft_, cqe, &c, &g), 0);
+		if (granted)
+			*granted = g;
 		return c;
 	}
 	void *xrcd()
@@ -290,14 +293,32 @@ TEST_F(Soft, CountsFollowObjects)
 TEST_F(Soft, CqeValidated)
 {
 	void *c = nullptr;
-	EXPECT_EQ(ops_->create_cq(soft_, 0, &c), -XQP_EINVAL);
-	EXPECT_EQ(ops_->create_cq(soft_, -1, &c), -XQP_EINVAL);
-	EXPECT_EQ(ops_->create_cq(soft_, 65537, &c), -XQP_EINVAL);
+	int g = 77;
+	EXPECT_EQ(ops_->create_cq(soft_, 0, &c, &g), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_cq(soft_, -1, &c, &g), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_cq(soft_, 65537, &c, &g), -XQP_EINVAL);
+	EXPECT_EQ(g, 77) << "a failed create reports nothing";
 	EXPECT_EQ(counts().cq, 0u);
 	void *c1 = cq(1), *c2 = cq(65536);
 	EXPECT_EQ(counts().cq, 2u);
 	EXPECT_EQ(ops_->destroy_cq(soft_, c1), 0);
 	EXPECT_EQ(ops_->destroy_cq(soft_, c2), 0);
+}
+
+/* Like rxe's CQ ring: 2^k - 1 >= cqe entries, never past max_cqe. */
+TEST_F(Soft, CqeGrantedAsRxeRounds)
+{
+	const struct { int req, granted; } cases[] = {
+		{1, 1}, {2, 3}, {3, 3}, {4, 7}, {8, 15}, {15, 15}, {16, 31},
+		{1000, 1023}, {32767, 32767}, {32768, 65535}, {65535, 65535},
+		{65536, 65536},
+	};
+	for (const auto &t : cases) {
+		int g = 0;
+		void *c = cq(t.req, &g);
+		EXPECT_EQ(g, t.granted) << t.req;
+		EXPECT_EQ(ops_->destroy_cq(soft_, c), 0);
+	}
 }
 
 /* ---- SRQ ----------------------------------------------------------------- */
@@ -845,7 +866,10 @@ protected:
 			  [=](void *d) { return o->dealloc_pd(s, d); } },
 			{ "cq", XQP_SOFT_OP_CREATE_CQ, XQP_SOFT_OP_DESTROY_CQ,
 			  &xqp_soft_counts::cq,
-			  [=](void **out) { return o->create_cq(s, 8, out); },
+			  [=](void **out) {
+				  int g = 8;
+				  return o->create_cq(s, 8, out, &g);
+			  },
 			  [=](void *d) { return o->destroy_cq(s, d); } },
 			{ "xrcd", XQP_SOFT_OP_ALLOC_XRCD, XQP_SOFT_OP_DEALLOC_XRCD,
 			  &xqp_soft_counts::xrcd,

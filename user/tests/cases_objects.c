@@ -326,6 +326,62 @@ static void case_modify_query(void)
 	xqp_close_device(ctx);
 }
 
+/*
+ * CREATE_CQ reports the size the driver granted. Drivers differ (rxe and
+ * the soft device round up to 2^k - 1, the reference device grants the
+ * request): the tokens hold what every driver must satisfy, xqp's exact
+ * value is checked on xqp only.
+ */
+static void case_cq_size(void)
+{
+	static const struct { int req, soft; } sizes[] = {
+		{ 1, 1 }, { 8, 15 }, { 16, 31 }, { 1000, 1023 }, { 65536, 65536 },
+	};
+	struct xqp_context *ctx = open_ctx();
+	struct ib_uverbs_create_cq_resp r;
+	struct ib_uverbs_create_cq c = {
+		.response = (uintptr_t)&r, .comp_channel = -1,
+	};
+	struct xqp_device_attr da;
+	char name[32];
+
+	EXPECT("query_device", xqp_query_device(ctx, &da), 0);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct xqp_cq *cq = xqp_create_cq(ctx, sizes[i].req, NULL, NULL, 0);
+
+		snprintf(name, sizeof(name), "create_%d", sizes[i].req);
+		EXPECT(name, PERR(cq), 0);
+		if (!cq)
+			continue;
+		snprintf(name, sizeof(name), "cqe_%d_fits", sizes[i].req);
+		EXPECT_INT(name, cq->cqe >= sizes[i].req && cq->cqe <= da.max_cqe, 1);
+		if (g_is_xqp)
+			CHECK(cq->cqe == sizes[i].soft, "cqe %d: got %d, the soft device grants %d",
+			      sizes[i].req, cq->cqe, sizes[i].soft);
+		acc_note("cqe %d -> %d", sizes[i].req, cq->cqe);
+		EXPECT("destroy", xqp_destroy_cq(cq), 0);
+	}
+	/* the driver's limits: 1..max_cqe */
+	c.cqe = 0;
+	EXPECT("cqe_0", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), -1,
+				sizeof(r) / 4), EINVAL);
+	c.cqe = (uint32_t)da.max_cqe + 1;
+	EXPECT("cqe_past_max", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c),
+				       -1, sizeof(r) / 4), EINVAL);
+	c.cqe = 0xffffffffU;	/* -1 as the driver's int */
+	EXPECT("cqe_minus_1", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c),
+				      -1, sizeof(r) / 4), EINVAL);
+	/* the raw response carries the same value as the library saw */
+	c.cqe = 100;
+	memset(&r, 0, sizeof(r));
+	EXPECT("raw_100", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), -1,
+				  sizeof(r) / 4), 0);
+	EXPECT_INT("raw_100_fits", r.cqe >= 100 && r.cqe <= (uint32_t)da.max_cqe, 1);
+	if (g_is_xqp)
+		CHECK(r.cqe == 127, "raw cqe 100: got %u, the soft device grants 127", r.cqe);
+	xqp_close_device(ctx);
+}
+
 /* XRC SRQs: need an XRCD, a CQ and a PD; they keep the XRCD busy. */
 static void case_srq(void)
 {
@@ -521,6 +577,7 @@ const struct acc_case acc_cases_objects[] = {
 	{ "obj_qp_types", case_qp_types, NULL, 0 },
 	{ "obj_busy_dependencies", case_busy, NULL, 0 },
 	{ "obj_modify_query", case_modify_query, NULL, 0 },
+	{ "obj_cq_size", case_cq_size, NULL, 0 },
 	{ "obj_srq", case_srq, NULL, 0 },
 	{ "obj_close_cleanup", case_close_cleanup, NULL, 0 },
 	{ NULL, NULL, NULL, 0 },

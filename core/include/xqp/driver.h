@@ -46,7 +46,12 @@ struct xqp_device_ops {
 	int (*query_device)(void *drv, struct xqp_device_attr *attr);
 	int (*alloc_pd)(void *drv, void **drv_pd);
 	int (*dealloc_pd)(void *drv, void *drv_pd);
-	int (*create_cq)(void *drv, int cqe, void **drv_cq);
+	/*
+	 * A CQ of at least @cqe entries. *granted_cqe holds @cqe on entry; a
+	 * driver that grants more (rxe rounds up to 2^k - 1) stores its size
+	 * there, as a Linux driver sets ib_cq->cqe. xqp_cq_cqe() reports it.
+	 */
+	int (*create_cq)(void *drv, int cqe, void **drv_cq, int *granted_cqe);
 	int (*destroy_cq)(void *drv, void *drv_cq);
 	int (*alloc_xrcd)(void *drv, void **drv_xrcd);
 	int (*dealloc_xrcd)(void *drv, void *drv_xrcd);

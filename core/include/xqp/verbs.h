@@ -248,6 +248,7 @@ int xqp_dealloc_pd(struct xqp_pd *pd);
 struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
 			     xqp_event_handler_t event_handler, void *cq_context);
 int xqp_destroy_cq(struct xqp_cq *cq);
+int xqp_cq_cqe(const struct xqp_cq *cq);	/* granted size, >= the request */
 
 /* ---- XRC domains ------------------------------------------------------ */
 struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev);

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: what the core reports of what the driver granted, through the
+ * exported API, as the uverbs char device reads it (CREATE_CQ's cqe,
+ * CREATE_XSRQ's srqn, QUERY_PORT, QUERY_QP's sq_sig_all).
+ */
+#include <kunit/test.h>
+
+#include "xqp_test.h"
+
+/* CREATE_CQ reports the driver's size: the soft device rounds like rxe. */
+static void cq_cqe_is_granted(struct kunit *test)
+{
+	static const struct { int req, granted; } cases[] = {
+		{ 1, 1 }, { 8, 15 }, { 16, 31 }, { 65536, 65536 },
+	};
+	struct xqp_cq *cq;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cq = xqp_create_cq(xqp_kt(test)->dev, cases[i].req, NULL, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+		KUNIT_EXPECT_EQ(test, xqp_cq_cqe(cq), cases[i].granted);
+		KUNIT_EXPECT_EQ(test, xqp_destroy_cq(cq), 0);
+	}
+	cq = xqp_create_cq(xqp_kt(test)->dev, 65537, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cq), -EINVAL);
+}
+
+static struct kunit_case xqp_granted_cases[] = {
+	KUNIT_CASE(cq_cqe_is_granted),
+	{}
+};
+
+static struct kunit_suite xqp_granted_suite = {
+	.name = "xqp_granted",
+	.init = xqp_kt_init,
+	.exit = xqp_kt_exit,
+	.test_cases = xqp_granted_cases,
+};
+kunit_test_suite(xqp_granted_suite);
