@@ -15,6 +15,12 @@
  *    keeps what it was given; query_qp reports it;
  *  - one-shot fault injection per op and live-object counts.
  *
+ * Test hook for userspace: each device has a write-only debugfs file
+ * /sys/kernel/debug/xqp_refdev/<ibdev name>/raise_qp_event; writing
+ * "QPN EVENT" (decimal QP number, decimal enum ib_event_type) raises the
+ * event on that QP as xqp_refdev_raise_qp_event() does. It is how the
+ * acceptance suite makes Linux's uverbs report async events.
+ *
  * Ports: one IB port (RDMA_CORE_CAP_PROT_IB, no MAD: max_mad_size 0), active,
  * one GID, 64 P_Keys. No data path: post/poll ops are absent, which also
  * keeps the kernel's ULPs (MAD, CM, IPoIB...) off the device; ib_uverbs
@@ -25,12 +31,16 @@
  * Counts and injections are atomics.
  */
 #include <linux/atomic.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -93,6 +103,7 @@ struct xqp_refdev {
 	atomic_t count[REFDEV_KINDS];
 	struct refdev_inject inject[XQP_REFDEV_OP_COUNT];
 	atomic64_t calls[XQP_REFDEV_OP_COUNT];
+	struct dentry *debugfs;		/* xqp_refdev/<name>/, or an error */
 };
 
 struct refdev_ucontext {
@@ -765,6 +776,99 @@ void xqp_refdev_set_qpn_cursor(struct xqp_refdev *ref, u32 next)
 }
 EXPORT_SYMBOL_GPL(xqp_refdev_set_qpn_cursor);
 
+/* ---- debugfs: the userspace event hook ---------------------------------- */
+
+/* xqp_refdev/ in debugfs (module init/exit), or an error pointer. */
+static struct dentry *refdev_debugfs_root;
+
+/* Longest valid input: "16777215 19\n" with some room for blanks. */
+#define REFDEV_RAISE_BUF	32
+
+/*
+ * Writing "QPN EVENT" (two decimal numbers separated by blanks, optionally
+ * surrounded by blanks and ended by a newline; one command per write())
+ * raises EVENT (enum ib_event_type) on the QP numbered QPN. Errors, as
+ * xqp's XQP_UVERBS_IOC_RAISE_QP_EVENT: EINVAL for malformed input, a QPN
+ * past 24 bits or an event past IB_EVENT_WQ_FATAL; ENOENT when no QP of the
+ * device has that number; EFAULT.
+ *
+ * The debugfs proxy (debugfs_create_file, not _unsafe) keeps this from
+ * running once debugfs_remove() of the file has returned, so @ref is live.
+ */
+static ssize_t refdev_raise_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct xqp_refdev *ref = file->private_data;
+	char buf[REFDEV_RAISE_BUF], *qpn_s, *ev_s;
+	unsigned int event;
+	u32 qpn;
+	int err;
+
+	if (count == 0 || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	qpn_s = strim(buf);
+	ev_s = strpbrk(qpn_s, " \t");
+	if (!ev_s)
+		return -EINVAL;
+	*ev_s = '\0';
+	ev_s = skip_spaces(ev_s + 1);
+	if (kstrtou32(qpn_s, 10, &qpn) || kstrtouint(ev_s, 10, &event))
+		return -EINVAL;
+	if (qpn > XQP_REFDEV_QPN_LAST || event > IB_EVENT_WQ_FATAL)
+		return -EINVAL;
+
+	err = xqp_refdev_raise_qp_event(ref, qpn, (enum ib_event_type)event);
+	if (err)	/* the event is valid: only the QP can be missing */
+		return err == -EINVAL ? -ENOENT : err;
+	*ppos += count;
+	return count;
+}
+
+static const struct file_operations refdev_raise_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = refdev_raise_write,
+	.llseek = noop_llseek,
+};
+
+void xqp_refdev_debugfs_init(void)
+{
+	refdev_debugfs_root = debugfs_create_dir("xqp_refdev", NULL);
+}
+
+void xqp_refdev_debugfs_exit(void)
+{
+	debugfs_remove(refdev_debugfs_root);
+	refdev_debugfs_root = NULL;
+}
+
+/*
+ * The device's directory, named as ib_core registered it. Failures are not
+ * fatal (debugfs may be absent): the suite then reports the event cases as
+ * xqp only. A later rename of the device (rdma netlink) does not follow.
+ */
+static void refdev_debugfs_add(struct xqp_refdev *ref)
+{
+	ref->debugfs = ERR_PTR(-ENOENT);
+	if (IS_ERR_OR_NULL(refdev_debugfs_root))
+		return;
+	ref->debugfs = debugfs_create_dir(dev_name(&ref->ibdev.dev),
+					  refdev_debugfs_root);
+	debugfs_create_file("raise_qp_event", 0200, ref->debugfs, ref,
+			    &refdev_raise_fops);
+}
+
+/* Returns once no write to the hook is running or can start. */
+static void refdev_debugfs_del(struct xqp_refdev *ref)
+{
+	debugfs_remove(ref->debugfs);	/* ignores error pointers */
+	ref->debugfs = NULL;
+}
+
 /* ---- the device ----------------------------------------------------------- */
 
 static const struct ib_device_ops refdev_ops = {
@@ -831,6 +935,7 @@ struct xqp_refdev *xqp_refdev_create(void)
 		ib_dealloc_device(ibdev);
 		return ERR_PTR(err);
 	}
+	refdev_debugfs_add(ref);
 	return ref;
 }
 EXPORT_SYMBOL_GPL(xqp_refdev_create);
@@ -842,6 +947,8 @@ unsigned int xqp_refdev_destroy(struct xqp_refdev *ref)
 
 	if (IS_ERR_OR_NULL(ref))
 		return 0;
+	/* The hook first: it must not reach a device being torn down. */
+	refdev_debugfs_del(ref);
 	/* Waits for ib_uverbs to release what its users still hold. */
 	ib_unregister_device(&ref->ibdev);
 

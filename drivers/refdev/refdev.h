@@ -137,4 +137,13 @@ struct ib_qp *xqp_refdev_find_qp(struct xqp_refdev *ref, u32 qp_num);
  */
 void xqp_refdev_set_qpn_cursor(struct xqp_refdev *ref, u32 next);
 
+/*
+ * Module-internal, not exported (refdev_main.c's init and exit): the
+ * debugfs directory xqp_refdev/ that holds each device's
+ * <ibdev name>/raise_qp_event hook (see refdev.c). Devices created before
+ * init or after exit get no hook.
+ */
+void xqp_refdev_debugfs_init(void);
+void xqp_refdev_debugfs_exit(void);
+
 #endif /* XQP_REFDEV_H */

@@ -5,6 +5,8 @@
  * /dev/infiniband/uverbsN; the KUnit differential suite makes its own, one
  * per scenario, with xqp_refdev_create(). Unloading removes the persistent
  * ones (ib_uverbs keeps the module pinned while a process holds one open).
+ * Every device, persistent or not, gets the debugfs event hook
+ * /sys/kernel/debug/xqp_refdev/<ibdev name>/raise_qp_event (see refdev.c).
  */
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -35,12 +37,14 @@ static int __init xqp_refdev_init(void)
 
 	if (devices > XQP_REFDEV_MAX_PERSISTENT)
 		return -EINVAL;
+	xqp_refdev_debugfs_init();
 	for (i = 0; i < devices; i++) {
 		refdevs[i] = xqp_refdev_create();
 		if (IS_ERR(refdevs[i])) {
 			ret = PTR_ERR(refdevs[i]);
 			refdevs[i] = NULL;
 			refdev_destroy_persistent(i);
+			xqp_refdev_debugfs_exit();
 			return ret;
 		}
 		pr_info("xqp_refdev: registered %s\n",
@@ -52,6 +56,7 @@ static int __init xqp_refdev_init(void)
 static void __exit xqp_refdev_exit(void)
 {
 	refdev_destroy_persistent(devices);
+	xqp_refdev_debugfs_exit();
 }
 
 module_init(xqp_refdev_init);
