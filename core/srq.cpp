@@ -58,6 +58,22 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 }
 
 /**
+ * xqp_srq_num - the number the driver gave @srq (ib_srq->ext.xrc.srq_num).
+ * @srq: the SRQ.
+ *
+ * For an XRC SRQ, the number XRC senders address; CREATE_XSRQ reports it
+ * as srqn. Drivers may number basic SRQs too (the soft device does), or
+ * leave them 0; Linux's uverbs reports it for XRC SRQs only.
+ *
+ * Context: any.
+ * Return: the 24-bit SRQ number.
+ */
+extern "C" xqp_u32 xqp_srq_num(const struct xqp_srq *srq)
+{
+	return srq->srq_num;
+}
+
+/**
  * xqp_destroy_srq - destroy an SRQ.
  * Return: 0; -EBUSY while QPs use it; the driver's error (SRQ intact).
  */

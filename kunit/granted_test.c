@@ -27,8 +27,38 @@ static void cq_cqe_is_granted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(cq), -EINVAL);
 }
 
+/* CREATE_XSRQ reports the driver's XRC SRQ number. */
+static void srq_num_is_the_drivers(struct kunit *test)
+{
+	struct xqp_device *dev = xqp_kt(test)->dev;
+	struct xqp_pd *pd = xqp_alloc_pd(dev);
+	struct xqp_cq *cq = xqp_create_cq(dev, 4, NULL, NULL);
+	struct xqp_xrcd *xrcd = xqp_alloc_xrcd(dev);
+	struct xqp_srq_init_attr sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = XQP_SRQT_XRC,
+		.cq = cq,
+		.xrcd = xrcd,
+	};
+	struct xqp_srq *a, *b;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd) || IS_ERR(cq) || IS_ERR(xrcd));
+	a = xqp_create_srq(pd, &sa);
+	b = xqp_create_srq(pd, &sa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a) || IS_ERR(b));
+	KUNIT_EXPECT_GE(test, xqp_srq_num(a), 1);
+	KUNIT_EXPECT_LE(test, xqp_srq_num(a), 0xffffff);
+	KUNIT_EXPECT_EQ(test, xqp_srq_num(b), xqp_srq_num(a) + 1);
+	KUNIT_EXPECT_EQ(test, xqp_destroy_srq(b), 0);
+	KUNIT_EXPECT_EQ(test, xqp_destroy_srq(a), 0);
+	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
+	KUNIT_EXPECT_EQ(test, xqp_destroy_cq(cq), 0);
+	KUNIT_EXPECT_EQ(test, xqp_dealloc_pd(pd), 0);
+}
+
 static struct kunit_case xqp_granted_cases[] = {
 	KUNIT_CASE(cq_cqe_is_granted),
+	KUNIT_CASE(srq_num_is_the_drivers),
 	{}
 };
 

@@ -24,6 +24,7 @@ EXPORT_SYMBOL_GPL(xqp_xrcd_get_user);
 EXPORT_SYMBOL_GPL(xqp_xrcd_put_user);
 EXPORT_SYMBOL_GPL(xqp_create_srq);
 EXPORT_SYMBOL_GPL(xqp_destroy_srq);
+EXPORT_SYMBOL_GPL(xqp_srq_num);
 EXPORT_SYMBOL_GPL(xqp_create_qp_user);
 EXPORT_SYMBOL_GPL(xqp_open_qp);
 EXPORT_SYMBOL_GPL(xqp_close_qp);

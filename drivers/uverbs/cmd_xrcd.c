@@ -306,7 +306,8 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 	resp.srq_handle = uobj->id;
 	resp.max_wr = attr.attr.max_wr;
 	resp.max_sge = attr.attr.max_sge;
-	resp.srqn = 0;	/* the core API does not expose the XRC SRQ number yet */
+	if (req->srq_type == XQP_IB_SRQT_XRC)	/* only then, as ib_uverbs */
+		resp.srqn = xqp_srq_num(srq);
 	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
 	if (ret) {
 		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));

@@ -139,3 +139,38 @@ TEST(CoreDriverContract, CqeDefaultsToTheRequest)
 	xqp_rcu_barrier();
 	EXPECT_EQ(xqp_host_live_allocs(), allocs);
 }
+
+/* ---- SRQ numbers -------------------------------------------------------- */
+
+TEST_F(Core, SrqNumIsTheDriversNumber)
+{
+	xqp_pd *pd = xqp_alloc_pd(dev());
+	xqp_cq *cq = xqp_create_cq(dev(), 16, nullptr, nullptr);
+	xqp_xrcd *x = xrcd();
+	xqp_srq *srq[4];
+
+	for (int i = 0; i < 4; i++) {
+		xqp_srq_init_attr sa = {};
+		sa.srq_type = i % 2 ? XQP_SRQT_XRC : XQP_SRQT_BASIC;
+		sa.attr.max_wr = 4;
+		sa.xrcd = x;
+		sa.cq = cq;
+		srq[i] = xqp_create_srq(pd, &sa);
+		ASSERT_FALSE(xqp_is_err(srq[i]));
+	}
+	/* The soft device numbers every SRQ from 1, each its own number. */
+	for (int i = 0; i < 4; i++) {
+		EXPECT_GE(xqp_srq_num(srq[i]), 1u);
+		EXPECT_LE(xqp_srq_num(srq[i]), 0xffffffu);
+		for (int j = 0; j < i; j++)
+			EXPECT_NE(xqp_srq_num(srq[i]), xqp_srq_num(srq[j]));
+	}
+	/* The soft device hands numbers out in order (its cursor). */
+	EXPECT_EQ(xqp_srq_num(srq[1]), xqp_srq_num(srq[0]) + 1);
+	EXPECT_EQ(xqp_srq_num(srq[3]), xqp_srq_num(srq[0]) + 3);
+	for (xqp_srq *s : srq)
+		EXPECT_EQ(xqp_destroy_srq(s), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+}

@@ -407,6 +407,8 @@ static void case_srq(void)
 	srq = xqp_create_srq_ex(ctx, &sa);
 	EXPECT("create_xrc_srq", PERR(srq), 0);
 	acc_token("granted", "%u/%u", sa.attr.max_wr, sa.attr.max_sge);
+	/* the driver's XRC SRQ number (devices number differently: not compared) */
+	EXPECT_INT("xrc_srqn_24bit", srq && srq->srq_num >= 1 && srq->srq_num <= 0xffffff, 1);
 	EXPECT("close_xrcd_busy", xqp_close_xrcd(x), EBUSY);
 	EXPECT("destroy_cq_busy", xqp_destroy_cq(cq), EBUSY);
 	EXPECT("dealloc_pd_busy", xqp_dealloc_pd(pd), EBUSY);
@@ -451,11 +453,29 @@ static void case_srq(void)
 	c.srq_type = 200;
 	EXPECT("xsrq_type_200", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &c,
 					sizeof(c), -1, sizeof(r) / 4), EOPNOTSUPP);
+	/* a second XRC SRQ, raw: a number of its own */
+	c.srq_type = XQP_SRQT_XRC;
+	memset(&r, 0, sizeof(r));
+	EXPECT("xsrq_second", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &c,
+				      sizeof(c), -1, sizeof(r) / 4), 0);
+	EXPECT_INT("second_srqn_24bit", r.srqn >= 1 && r.srqn <= 0xffffff, 1);
+	EXPECT_INT("second_srqn_own", srq && r.srqn != srq->srq_num, 1);
+	{
+		struct ib_uverbs_destroy_srq_resp dr;
+		struct ib_uverbs_destroy_srq d = {
+			.response = (uintptr_t)&dr, .srq_handle = r.srq_handle,
+		};
+
+		EXPECT("destroy_second", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &d,
+						 sizeof(d), -1, sizeof(dr) / 4), 0);
+	}
 	/* a basic SRQ through CREATE_XSRQ and an RC QP on it */
 	sa.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD;
 	sa.srq_type = XQP_SRQT_BASIC;
 	basic = xqp_create_srq_ex(ctx, &sa);
 	EXPECT("create_basic", PERR(basic), 0);
+	/* srqn is reported for XRC SRQs only (the soft device numbers all) */
+	EXPECT_INT("basic_srqn", basic ? (long long)basic->srq_num : -1, 0);
 	if (basic) {
 		struct xqp_qp_init_attr_ex qa = {
 			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,

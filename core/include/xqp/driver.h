@@ -55,6 +55,11 @@ struct xqp_device_ops {
 	int (*destroy_cq)(void *drv, void *drv_cq);
 	int (*alloc_xrcd)(void *drv, void **drv_xrcd);
 	int (*dealloc_xrcd)(void *drv, void *drv_xrcd);
+	/*
+	 * attr->attr is rewritten to what is granted; *srq_num gets the SRQ's
+	 * 24-bit number (XRC SRQs: the one senders address; 0 on entry, a
+	 * driver that does not number basic SRQs may leave it).
+	 */
 	int (*create_srq)(void *drv, void *drv_pd, void *drv_xrcd, void *drv_cq,
 			  struct xqp_srq_init_attr *attr, void **drv_srq,
 			  xqp_u32 *srq_num);

@@ -261,6 +261,7 @@ void xqp_xrcd_put_user(struct xqp_xrcd *xrcd);
 /* ---- SRQ -------------------------------------------------------------- */
 struct xqp_srq *xqp_create_srq(struct xqp_pd *pd, struct xqp_srq_init_attr *attr);
 int xqp_destroy_srq(struct xqp_srq *srq);
+xqp_u32 xqp_srq_num(const struct xqp_srq *srq);	/* the driver's number */
 
 /* ---- QPs -------------------------------------------------------------- */
 struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_pd *pd,
