@@ -5,6 +5,7 @@
  * CREATE_XSRQ's srqn, QUERY_PORT, QUERY_QP's sq_sig_all).
  */
 #include <kunit/test.h>
+#include <linux/string.h>
 
 #include "xqp_test.h"
 
@@ -56,9 +57,43 @@ static void srq_num_is_the_drivers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_pd(pd), 0);
 }
 
+/* QUERY_PORT: the driver's port 1; other ports EINVAL before the driver. */
+static void query_port_is_the_drivers(struct kunit *test)
+{
+	struct xqp_kt *kt = xqp_kt(test);
+	struct xqp_port_attr a;
+	u64 calls;
+
+	memset(&a, 0xa5, sizeof(a));
+	KUNIT_ASSERT_EQ(test, xqp_query_port(kt->dev, 1, &a), 0);
+	KUNIT_EXPECT_EQ(test, a.state, XQP_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, a.phys_state, XQP_PORT_PHYS_STATE_LINK_UP);
+	KUNIT_EXPECT_EQ(test, a.link_layer, XQP_LINK_LAYER_INFINIBAND);
+	KUNIT_EXPECT_EQ(test, a.max_mtu, XQP_MTU_4096);
+	KUNIT_EXPECT_EQ(test, a.active_mtu, XQP_MTU_4096);
+	KUNIT_EXPECT_EQ(test, a.active_width, XQP_WIDTH_1X);
+	KUNIT_EXPECT_EQ(test, a.active_speed, XQP_SPEED_SDR);
+	KUNIT_EXPECT_EQ(test, a.max_msg_sz, 0x800000);
+	KUNIT_EXPECT_EQ(test, a.pkey_tbl_len, 64);
+	KUNIT_EXPECT_EQ(test, a.gid_tbl_len, 1);
+	KUNIT_EXPECT_EQ(test, a.lid, 1);
+	KUNIT_EXPECT_EQ(test, a.sm_lid, 1);
+	KUNIT_EXPECT_EQ(test, a.bad_pkey_cntr, 0);
+	KUNIT_EXPECT_EQ(test, a.init_type_reply, 0);
+
+	calls = xqp_soft_op_calls(kt->soft, XQP_SOFT_OP_QUERY_PORT);
+	KUNIT_EXPECT_EQ(test, xqp_query_port(kt->dev, 0, &a), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xqp_query_port(kt->dev, 2, &a), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xqp_query_port(kt->dev, U32_MAX, &a), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xqp_soft_op_calls(kt->soft, XQP_SOFT_OP_QUERY_PORT), calls);
+	xqp_soft_inject(kt->soft, XQP_SOFT_OP_QUERY_PORT, -EIO, 0);
+	KUNIT_EXPECT_EQ(test, xqp_query_port(kt->dev, 1, &a), -EIO);
+}
+
 static struct kunit_case xqp_granted_cases[] = {
 	KUNIT_CASE(cq_cqe_is_granted),
 	KUNIT_CASE(srq_num_is_the_drivers),
+	KUNIT_CASE(query_port_is_the_drivers),
 	{}
 };
 

@@ -11,6 +11,7 @@ EXPORT_SYMBOL_GPL(xqp_register_device);
 EXPORT_SYMBOL_GPL(xqp_unregister_device);
 EXPORT_SYMBOL_GPL(xqp_qp_event);
 EXPORT_SYMBOL_GPL(xqp_query_device);
+EXPORT_SYMBOL_GPL(xqp_query_port);
 EXPORT_SYMBOL_GPL(xqp_device_name);
 EXPORT_SYMBOL_GPL(xqp_alloc_pd);
 EXPORT_SYMBOL_GPL(xqp_dealloc_pd);

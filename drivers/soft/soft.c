@@ -40,6 +40,9 @@
 #define SOFT_LEAVES		(SOFT_NUM_SPACE >> SOFT_LEAF_SHIFT)
 
 #define SOFT_PORT_CNT		1
+#define SOFT_GID_TBL_LEN	1
+#define SOFT_LID		1
+#define SOFT_MAX_MSG_SZ		0x800000	/* rxe's RXE_PORT_MAX_MSG_SZ */
 #define SOFT_SGE_SIZE		16	/* sizeof(struct ib_sge) */
 #define SOFT_VENDOR_ID		0xffffff
 #define SOFT_GUID_BASE		0x0258515000000000ULL	/* 02:"XQP":... */
@@ -443,6 +446,48 @@ static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 	return 0;
 }
 
+static int soft_port_ok(xqp_u32 port)
+{
+	return port >= 1 && port <= SOFT_PORT_CNT;
+}
+
+/*
+ * Its one port: an active InfiniBand port, 1X SDR, 4096-byte MTU, LID 1 and
+ * its own SM (LID 1), VL0 only, one GID, the device's P_Keys, rxe's message
+ * size limit (8 MiB). No capability bits (no CM, no SM on the port) and no
+ * error counters: nothing moves.
+ */
+static int soft_query_port(void *drv, xqp_u32 port, struct xqp_port_attr *attr)
+{
+	struct xqp_soft *soft = drv;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_QUERY_PORT);
+	if (err)
+		return err;
+	if (!soft_port_ok(port))
+		return -XQP_EINVAL;
+
+	*attr = (struct xqp_port_attr) {
+		.state		= XQP_PORT_ACTIVE,
+		.max_mtu	= XQP_MTU_4096,
+		.active_mtu	= XQP_MTU_4096,
+		.gid_tbl_len	= SOFT_GID_TBL_LEN,
+		.port_cap_flags	= 0,
+		.max_msg_sz	= SOFT_MAX_MSG_SZ,
+		.pkey_tbl_len	= soft->lim.max_pkeys,
+		.lid		= SOFT_LID,
+		.sm_lid		= SOFT_LID,
+		.lmc		= 0,
+		.max_vl_num	= 1,		/* VL0 */
+		.active_width	= XQP_WIDTH_1X,
+		.active_speed	= XQP_SPEED_SDR,
+		.phys_state	= XQP_PORT_PHYS_STATE_LINK_UP,
+		.link_layer	= XQP_LINK_LAYER_INFINIBAND,
+	};
+	return 0;
+}
+
 /* ---- PD ----------------------------------------------------------------- */
 
 static int soft_alloc_pd(void *drv, void **drv_pd)
@@ -752,11 +797,6 @@ err_free:
 	return err;
 }
 
-static int soft_port_ok(xqp_u32 port)
-{
-	return port >= 1 && port <= SOFT_PORT_CNT;
-}
-
 /*
  * The checks of modify_qp that do not depend on the QP's state, as
  * rxe_qp_chk_attr(); *@cap gets the capabilities granted for XQP_QP_CAP.
@@ -993,6 +1033,7 @@ void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next)
 
 static const struct xqp_device_ops soft_ops = {
 	.query_device	= soft_query_device,
+	.query_port	= soft_query_port,
 	.alloc_pd	= soft_alloc_pd,
 	.dealloc_pd	= soft_dealloc_pd,
 	.create_cq	= soft_create_cq,

@@ -55,6 +55,7 @@ struct xqp_soft_counts {
 /* One per op of struct xqp_device_ops, for fault injection and call counts. */
 enum xqp_soft_op {
 	XQP_SOFT_OP_QUERY_DEVICE,
+	XQP_SOFT_OP_QUERY_PORT,
 	XQP_SOFT_OP_ALLOC_PD,
 	XQP_SOFT_OP_DEALLOC_PD,
 	XQP_SOFT_OP_CREATE_CQ,

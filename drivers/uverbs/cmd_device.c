@@ -6,6 +6,7 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/string.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #include "uverbs.h"
 
@@ -117,12 +118,12 @@ int xqp_cmd_query_device(struct xqp_cmd *cmd)
 	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }
 
-/* The core has no port query yet: one IB port, up, 4096-byte MTU. */
+/* ib_uverbs_query_port(): the driver's attributes (copy_port_attr_to_resp()). */
 int xqp_cmd_query_port(struct xqp_cmd *cmd)
 {
 	struct ib_uverbs_query_port_resp resp;
 	struct ib_uverbs_query_port req;
-	struct xqp_device_attr attr;
+	struct xqp_port_attr attr;
 	int ret;
 
 	ret = xqp_cmd_need_context(cmd);
@@ -133,27 +134,34 @@ int xqp_cmd_query_port(struct xqp_cmd *cmd)
 		return ret;
 	if (!mem_is_zero_u8(req.reserved, sizeof(req.reserved)))
 		return -EINVAL;
-	ret = xqp_query_device(cmd->xdev, &attr);
+	/* -EINVAL outside 1..phys_port_cnt, as rdma_is_port_valid() */
+	ret = xqp_query_port(cmd->xdev, req.port_num, &attr);
 	if (ret)
 		return ret;
-	if (req.port_num < 1 || req.port_num > attr.phys_port_cnt)
-		return -EINVAL;		/* rdma_is_port_valid() */
 
 	memset(&resp, 0, sizeof(resp));
-	resp.state = 4;			/* IB_PORT_ACTIVE */
-	resp.max_mtu = 5;		/* IB_MTU_4096 */
-	resp.active_mtu = 5;
-	resp.gid_tbl_len = 1;
-	resp.port_cap_flags = 0;
-	resp.max_msg_sz = 0x80000000;
-	resp.pkey_tbl_len = attr.max_pkeys;
-	resp.lid = 0;
-	resp.lmc = 0;
-	resp.max_vl_num = 1;
-	resp.active_width = 1;		/* IB_WIDTH_1X */
-	resp.active_speed = 1;		/* IB_SPEED_SDR */
-	resp.phys_state = 5;		/* LinkUp */
-	resp.link_layer = 1;		/* IB_LINK_LAYER_INFINIBAND */
+	resp.state = attr.state;
+	resp.max_mtu = attr.max_mtu;
+	resp.active_mtu = attr.active_mtu;
+	resp.gid_tbl_len = attr.gid_tbl_len;
+	/* make_port_cap_flags(): bit 26 means IP-based GIDs, which xqp has not */
+	resp.port_cap_flags = attr.port_cap_flags & ~(u32)IB_UVERBS_PCF_IP_BASED_GIDS;
+	resp.max_msg_sz = attr.max_msg_sz;
+	resp.bad_pkey_cntr = attr.bad_pkey_cntr;
+	resp.qkey_viol_cntr = attr.qkey_viol_cntr;
+	resp.pkey_tbl_len = attr.pkey_tbl_len;
+	resp.lid = attr.lid;
+	resp.sm_lid = attr.sm_lid;
+	resp.lmc = attr.lmc;
+	resp.max_vl_num = attr.max_vl_num;
+	resp.sm_sl = attr.sm_sl;
+	resp.subnet_timeout = attr.subnet_timeout;
+	resp.init_type_reply = attr.init_type_reply;
+	resp.active_width = attr.active_width;
+	/* the ABI's byte holds speeds up to NDR, as Linux clamps */
+	resp.active_speed = min_t(u16, attr.active_speed, XQP_SPEED_NDR);
+	resp.phys_state = attr.phys_state;
+	resp.link_layer = attr.link_layer;
 	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }
 

@@ -174,3 +174,118 @@ TEST_F(Core, SrqNumIsTheDriversNumber)
 	EXPECT_EQ(xqp_destroy_cq(cq), 0);
 	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
 }
+
+/* ---- ports -------------------------------------------------------------- */
+
+TEST_F(Core, QueryPortIsTheDrivers)
+{
+	xqp_port_attr a;
+	std::memset(&a, 0xa5, sizeof(a));
+	xqp_u64 calls = xqp_soft_op_calls(soft_, XQP_SOFT_OP_QUERY_PORT);
+	ASSERT_EQ(xqp_query_port(dev(), 1, &a), 0);
+	EXPECT_EQ(xqp_soft_op_calls(soft_, XQP_SOFT_OP_QUERY_PORT), calls + 1);
+	xqp_port_attr d = {};
+	ASSERT_EQ(xqp_soft_ops()->query_port(soft_, 1, &d), 0);
+	EXPECT_EQ(std::memcmp(&a, &d, sizeof(a)), 0) << "the driver's answer, unchanged";
+	EXPECT_EQ(a.state, XQP_PORT_ACTIVE);
+	EXPECT_EQ(a.link_layer, XQP_LINK_LAYER_INFINIBAND);
+	xqp_device_attr da = {};
+	ASSERT_EQ(xqp_query_device(dev(), &da), 0);
+	EXPECT_EQ(a.pkey_tbl_len, da.max_pkeys);
+
+	/* Ports outside 1..phys_port_cnt: -EINVAL from the core, the driver
+	 * is not asked. */
+	calls = xqp_soft_op_calls(soft_, XQP_SOFT_OP_QUERY_PORT);
+	for (xqp_u32 port : {0u, 2u, 255u, 256u, 0xffffffffu})
+		EXPECT_EQ(xqp_query_port(dev(), port, &a), -XQP_EINVAL) << port;
+	EXPECT_EQ(xqp_soft_op_calls(soft_, XQP_SOFT_OP_QUERY_PORT), calls);
+
+	/* The driver's error comes back as it is. */
+	xqp_soft_inject(soft_, XQP_SOFT_OP_QUERY_PORT, -XQP_ENOMEM, 0);
+	EXPECT_EQ(xqp_query_port(dev(), 1, &a), -XQP_ENOMEM);
+	EXPECT_EQ(xqp_query_port(dev(), 1, &a), 0);
+}
+
+TEST_F(Core, QueryPortAfterRemovalIsEio)
+{
+	xqp_pd *pd = xqp_alloc_pd(dev());	/* keeps the device's memory */
+	ASSERT_FALSE(xqp_is_err(pd));
+	xqp_device *d = dev();
+	remove_device();
+	xqp_port_attr a = {};
+	EXPECT_EQ(xqp_query_port(d, 1, &a), -XQP_EIO);
+	EXPECT_EQ(xqp_query_port(d, 0, &a), -XQP_EIO);
+	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+}
+
+namespace {
+
+/* A two-port driver that remembers which port it was asked about. */
+struct TwoPorts {
+	xqp_u32 asked = 0;
+	int queries = 0;
+};
+
+int two_query_device(void *, xqp_device_attr *attr)
+{
+	attr->phys_port_cnt = 2;
+	return 0;
+}
+int two_query_port(void *drv, xqp_u32 port, xqp_port_attr *attr)
+{
+	auto *t = static_cast<TwoPorts *>(drv);
+	t->asked = port;
+	t->queries++;
+	attr->state = port == 2 ? XQP_PORT_DOWN : XQP_PORT_ACTIVE;
+	attr->lid = static_cast<xqp_u16>(0x100 + port);
+	return 0;
+}
+
+} // namespace
+
+TEST(CoreDriverContract, QueryPortCountsThePortsOfRegistration)
+{
+	xqp_device_ops ops = {};
+	TwoPorts t;
+	ops.query_device = two_query_device;
+	ops.query_port = two_query_port;
+	ops.create_qp = exact_create_qp;
+	ops.destroy_qp = exact_destroy_qp;
+	long allocs = xqp_host_live_allocs();
+	xqp_device *dev = xqp_register_device("two", &ops, &t);
+	ASSERT_FALSE(xqp_is_err(dev));
+	xqp_port_attr a;
+	std::memset(&a, 0xa5, sizeof(a));
+	ASSERT_EQ(xqp_query_port(dev, 2, &a), 0);
+	EXPECT_EQ(t.asked, 2u);
+	EXPECT_EQ(a.state, XQP_PORT_DOWN);
+	EXPECT_EQ(a.lid, 0x102);
+	EXPECT_EQ(a.max_msg_sz, 0u) << "zeroed before the driver fills it";
+	EXPECT_EQ(a.link_layer, 0);
+	ASSERT_EQ(xqp_query_port(dev, 1, &a), 0);
+	EXPECT_EQ(a.state, XQP_PORT_ACTIVE);
+	EXPECT_EQ(xqp_query_port(dev, 3, &a), -XQP_EINVAL);
+	EXPECT_EQ(t.queries, 2);
+	xqp_unregister_device(dev);
+	xqp_rcu_barrier();
+	EXPECT_EQ(xqp_host_live_allocs(), allocs);
+}
+
+TEST(CoreDriverContract, QueryPortWithoutTheOp)
+{
+	xqp_device_ops ops = {};
+	ops.create_qp = exact_create_qp;
+	ops.destroy_qp = exact_destroy_qp;
+	long allocs = xqp_host_live_allocs();
+	xqp_device *dev = xqp_register_device("noport", &ops, nullptr);
+	ASSERT_FALSE(xqp_is_err(dev));
+	xqp_port_attr a;
+	std::memset(&a, 0xa5, sizeof(a));
+	/* No query_device either: one port. */
+	EXPECT_EQ(xqp_query_port(dev, 1, &a), -XQP_EOPNOTSUPP);
+	EXPECT_EQ(a.state, 0u) << "zeroed";
+	EXPECT_EQ(xqp_query_port(dev, 2, &a), -XQP_EINVAL);
+	xqp_unregister_device(dev);
+	xqp_rcu_barrier();
+	EXPECT_EQ(xqp_host_live_allocs(), allocs);
+}

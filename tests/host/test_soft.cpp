@@ -200,6 +200,54 @@ TEST_F(Soft, QueryDevice)
 	xqp_soft_destroy(other);
 }
 
+TEST_F(Soft, QueryPort)
+{
+	xqp_port_attr a;
+	std::memset(&a, 0xa5, sizeof(a));
+	ASSERT_EQ(ops_->query_port(soft_, 1, &a), 0);
+	EXPECT_EQ(a.state, XQP_PORT_ACTIVE);
+	EXPECT_EQ(a.max_mtu, XQP_MTU_4096);
+	EXPECT_EQ(a.active_mtu, XQP_MTU_4096);
+	EXPECT_EQ(a.gid_tbl_len, 1u);
+	EXPECT_EQ(a.port_cap_flags, 0u);
+	EXPECT_EQ(a.max_msg_sz, 0x800000u);
+	EXPECT_EQ(a.bad_pkey_cntr, 0u);
+	EXPECT_EQ(a.qkey_viol_cntr, 0u);
+	EXPECT_EQ(a.pkey_tbl_len, 64);
+	EXPECT_EQ(a.lid, 1);
+	EXPECT_EQ(a.sm_lid, 1);
+	EXPECT_EQ(a.lmc, 0);
+	EXPECT_EQ(a.max_vl_num, 1);
+	EXPECT_EQ(a.sm_sl, 0);
+	EXPECT_EQ(a.subnet_timeout, 0);
+	EXPECT_EQ(a.init_type_reply, 0);
+	EXPECT_EQ(a.active_width, XQP_WIDTH_1X);
+	EXPECT_EQ(a.active_speed, XQP_SPEED_SDR);
+	EXPECT_EQ(a.phys_state, XQP_PORT_PHYS_STATE_LINK_UP);
+	EXPECT_EQ(a.link_layer, XQP_LINK_LAYER_INFINIBAND);
+
+	/* The one port only (the core checks first; the driver too). */
+	xqp_port_attr b;
+	std::memset(&b, 0x5a, sizeof(b));
+	EXPECT_EQ(ops_->query_port(soft_, 0, &b), -XQP_EINVAL);
+	EXPECT_EQ(ops_->query_port(soft_, 2, &b), -XQP_EINVAL);
+	EXPECT_EQ(ops_->query_port(soft_, 0xffffffffu, &b), -XQP_EINVAL);
+	EXPECT_EQ(b.state, 0x5a5a5a5au) << "a failed query writes nothing";
+}
+
+TEST_F(Soft, QueryPortFollowsTheLimits)
+{
+	struct xqp_soft_limits lim;
+	xqp_soft_default_limits(&lim);
+	lim.max_pkeys = 128;
+	xqp_soft *s = xqp_soft_create("xqp_soft_pkeys", &lim);
+	ASSERT_FALSE(xqp_is_err(s));
+	xqp_port_attr a = {};
+	ASSERT_EQ(ops_->query_port(s, 1, &a), 0);
+	EXPECT_EQ(a.pkey_tbl_len, 128);
+	xqp_soft_destroy(s);
+}
+
 TEST_F(Soft, CustomLimits)
 {
 	struct xqp_soft_limits lim;
@@ -965,6 +1013,11 @@ TEST_F(SoftInject, QueryAndModifyFailOnce)
 	xqp_soft_inject(soft_, XQP_SOFT_OP_QUERY_DEVICE, -XQP_EIO, 0);
 	EXPECT_EQ(ops_->query_device(soft_, &da), -XQP_EIO);
 	EXPECT_EQ(ops_->query_device(soft_, &da), 0);
+	xqp_port_attr pa;
+	xqp_soft_inject(soft_, XQP_SOFT_OP_QUERY_PORT, -XQP_EIO, 0);
+	EXPECT_EQ(ops_->query_port(soft_, 1, &pa), -XQP_EIO);
+	EXPECT_EQ(ops_->query_port(soft_, 1, &pa), 0);
+	EXPECT_EQ(xqp_soft_op_calls(soft_, XQP_SOFT_OP_QUERY_PORT), 2u);
 
 	xqp_qp_attr a = {};
 	a.qp_state = XQP_QPS_INIT;

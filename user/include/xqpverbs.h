@@ -132,6 +132,7 @@ struct xqp_device_attr {
 /** xqp_query_device - QUERY_DEVICE. Return: 0 or errno. */
 int xqp_query_device(struct xqp_context *context, struct xqp_device_attr *attr);
 
+/* The driver's answer to QUERY_PORT, field for field (ibv_port_attr's). */
 struct xqp_port_attr {
 	int state;		/* 4 = active */
 	int max_mtu;		/* 1..5 = 256..4096 bytes */
@@ -142,7 +143,18 @@ struct xqp_port_attr {
 	uint16_t pkey_tbl_len;
 	uint16_t lid;
 	uint8_t link_layer;	/* 1 = InfiniBand, 2 = Ethernet */
-	uint8_t phys_state;
+	uint8_t phys_state;	/* 5 = LinkUp */
+	uint32_t bad_pkey_cntr;
+	uint32_t qkey_viol_cntr;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t max_vl_num;
+	uint8_t sm_sl;
+	uint8_t subnet_timeout;
+	uint8_t init_type_reply;
+	uint8_t active_width;	/* 1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X */
+	uint8_t active_speed;	/* 1 = SDR, 2 = DDR, 4 = QDR, ... 128 = NDR */
+	uint8_t flags;		/* IB_UVERBS_QPF_GRH_REQUIRED */
 };
 
 /** xqp_query_port - QUERY_PORT of port @port_num (1-based). 0 or errno. */

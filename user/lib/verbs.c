@@ -281,6 +281,17 @@ int xqp_query_port(struct xqp_context *ctx, uint8_t port_num, struct xqp_port_at
 	attr->lid = resp.lid;
 	attr->link_layer = resp.link_layer;
 	attr->phys_state = resp.phys_state;
+	attr->bad_pkey_cntr = resp.bad_pkey_cntr;
+	attr->qkey_viol_cntr = resp.qkey_viol_cntr;
+	attr->sm_lid = resp.sm_lid;
+	attr->lmc = resp.lmc;
+	attr->max_vl_num = resp.max_vl_num;
+	attr->sm_sl = resp.sm_sl;
+	attr->subnet_timeout = resp.subnet_timeout;
+	attr->init_type_reply = resp.init_type_reply;
+	attr->active_width = resp.active_width;
+	attr->active_speed = resp.active_speed;
+	attr->flags = resp.flags;
 	return 0;
 }
 

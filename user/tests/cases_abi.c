@@ -106,13 +106,44 @@ static void case_query(void)
 	EXPECT_INT("ports", da.phys_port_cnt, 1);
 	EXPECT_INT("max_pkeys", da.max_pkeys, 64);
 	EXPECT("port1", xqp_query_port(ctx, 1, &pa), 0);
-	EXPECT_INT("port1_state", pa.state, 4);
+	/*
+	 * The driver's port, field by field. Both devices model an active
+	 * 1X SDR InfiniBand port with a 4096-byte MTU, VL0, one GID, no
+	 * capability bits, no error counts and rxe's 8 MiB message limit:
+	 * those are compared. The LIDs are each device's own: only their kind
+	 * is compared, xqp's values are checked on xqp.
+	 */
+	EXPECT_INT("port1_state", pa.state, 4);			/* ACTIVE */
+	EXPECT_INT("port1_phys_state", pa.phys_state, 5);	/* LinkUp */
+	EXPECT_INT("port1_link_layer", pa.link_layer, 1);	/* InfiniBand */
+	EXPECT_INT("port1_max_mtu", pa.max_mtu, 5);		/* 4096 */
+	EXPECT_INT("port1_active_mtu", pa.active_mtu, 5);
+	EXPECT_INT("port1_width", pa.active_width, 1);		/* 1X */
+	EXPECT_INT("port1_speed", pa.active_speed, 1);		/* SDR */
+	EXPECT_INT("port1_max_vl_num", pa.max_vl_num, 1);
+	EXPECT_INT("port1_gid_tbl_len", pa.gid_tbl_len, 1);
+	EXPECT_INT("port1_pkey_tbl_len_is_max_pkeys", pa.pkey_tbl_len == da.max_pkeys, 1);
+	EXPECT_INT("port1_cap_flags", pa.port_cap_flags, 0);
+	EXPECT_INT("port1_max_msg_sz", pa.max_msg_sz, 0x800000);
+	EXPECT_INT("port1_counters", pa.bad_pkey_cntr | pa.qkey_viol_cntr, 0);
+	EXPECT_INT("port1_lmc", pa.lmc, 0);
+	EXPECT_INT("port1_sm", pa.sm_sl | pa.subnet_timeout | pa.init_type_reply, 0);
+	EXPECT_INT("port1_flags", pa.flags, 0);
+	EXPECT_INT("port1_lid_unicast", pa.lid >= 1 && pa.lid <= 0xbfff, 1);
+	EXPECT_INT("port1_sm_lid_unicast", pa.sm_lid >= 1 && pa.sm_lid <= 0xbfff, 1);
+	if (g_is_xqp)
+		CHECK(pa.lid == 1 && pa.sm_lid == 1, "soft device LIDs: got %u/%u, want 1/1",
+		      pa.lid, pa.sm_lid);
 	EXPECT("port0", xqp_query_port(ctx, 0, &pa), EINVAL);
 	EXPECT("port2", xqp_query_port(ctx, 2, &pa), EINVAL);
 	EXPECT("port255", xqp_query_port(ctx, 255, &pa), EINVAL);
 	qp.port_num = 1;
+	memset(&pr, 0xa5, sizeof(pr));
 	EXPECT("raw_port1", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_PORT, &qp,
 				    sizeof(qp), -1, sizeof(pr) / 4), 0);
+	/* the raw response: the same values, nothing left unwritten */
+	EXPECT_INT("raw_port1_same", pr.state == 4 && pr.max_msg_sz == 0x800000 &&
+		   pr.lid == pa.lid && pr.sm_lid == pa.sm_lid && pr.reserved == 0, 1);
 	xqp_close_device(ctx);
 }
 

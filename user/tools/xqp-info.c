@@ -30,8 +30,10 @@ static int show(const char *path, const char *name, int is_xqp)
 		       a.max_pd, a.max_srq, a.max_srq_wr, a.max_pkeys);
 		for (int i = 1; i <= a.phys_port_cnt; i++)
 			if (!xqp_query_port(ctx, (uint8_t)i, &p))
-				printf("  port %d: state %d  active_mtu %d  link_layer %u\n",
-				       i, p.state, p.active_mtu, p.link_layer);
+				printf("  port %d: state %d  phys_state %u  active_mtu %d  "
+				       "width %u  speed %u  lid %u  sm_lid %u  link_layer %u\n",
+				       i, p.state, p.phys_state, p.active_mtu, p.active_width,
+				       p.active_speed, p.lid, p.sm_lid, p.link_layer);
 	}
 	xqp_close_device(ctx);
 	return 0;

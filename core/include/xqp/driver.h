@@ -6,6 +6,8 @@
  *
  * Rules for drivers:
  *  - every op may sleep, and is called without core spinlocks held;
+ *  - query_device is called once at registration: its phys_port_cnt is the
+ *    device's port count for good (ports 1..phys_port_cnt);
  *  - create/alloc ops return 0 and set *drv, or a negative errno and leave
  *    nothing behind;
  *  - destroy ops may fail (negative errno): the object then stays intact and
@@ -44,6 +46,12 @@ struct xqp_drv_qp_created {
 
 struct xqp_device_ops {
 	int (*query_device)(void *drv, struct xqp_device_attr *attr);
+	/*
+	 * Attributes of @port, which the core has checked against the
+	 * phys_port_cnt query_device reported at registration; *attr is
+	 * zeroed by the core first (as ib_query_port() does).
+	 */
+	int (*query_port)(void *drv, xqp_u32 port, struct xqp_port_attr *attr);
 	int (*alloc_pd)(void *drv, void **drv_pd);
 	int (*dealloc_pd)(void *drv, void *drv_pd);
 	/*

@@ -230,6 +230,94 @@ struct xqp_device_attr {
 /* The IB_DEVICE_XRC bit of device_cap_flags. */
 #define XQP_DEVICE_XRC (1ULL << 20)
 
+/* Same values as enum ib_port_state. */
+enum xqp_port_state {
+	XQP_PORT_NOP,
+	XQP_PORT_DOWN,
+	XQP_PORT_INIT,
+	XQP_PORT_ARMED,
+	XQP_PORT_ACTIVE,
+	XQP_PORT_ACTIVE_DEFER,
+};
+
+/* Same values as enum ib_mtu. */
+enum xqp_mtu {
+	XQP_MTU_256 = 1,
+	XQP_MTU_512,
+	XQP_MTU_1024,
+	XQP_MTU_2048,
+	XQP_MTU_4096,
+};
+
+/* Same values as enum ib_port_phys_state. */
+enum xqp_port_phys_state {
+	XQP_PORT_PHYS_STATE_SLEEP = 1,
+	XQP_PORT_PHYS_STATE_POLLING,
+	XQP_PORT_PHYS_STATE_DISABLED,
+	XQP_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING,
+	XQP_PORT_PHYS_STATE_LINK_UP,
+	XQP_PORT_PHYS_STATE_LINK_ERROR_RECOVERY,
+	XQP_PORT_PHYS_STATE_PHY_TEST,
+};
+
+/* Same values as enum ib_port_width. */
+enum xqp_port_width {
+	XQP_WIDTH_1X = 1,
+	XQP_WIDTH_2X = 16,
+	XQP_WIDTH_4X = 2,
+	XQP_WIDTH_8X = 4,
+	XQP_WIDTH_12X = 8,
+};
+
+/* Same values as enum ib_port_speed. */
+enum xqp_port_speed {
+	XQP_SPEED_SDR = 1,
+	XQP_SPEED_DDR = 2,
+	XQP_SPEED_QDR = 4,
+	XQP_SPEED_FDR10 = 8,
+	XQP_SPEED_FDR = 16,
+	XQP_SPEED_EDR = 32,
+	XQP_SPEED_HDR = 64,
+	XQP_SPEED_NDR = 128,
+	XQP_SPEED_XDR = 256,
+};
+
+/* Same values as enum rdma_link_layer. */
+enum xqp_link_layer {
+	XQP_LINK_LAYER_UNSPECIFIED,
+	XQP_LINK_LAYER_INFINIBAND,
+	XQP_LINK_LAYER_ETHERNET,
+};
+
+/*
+ * A port's attributes: the part of struct ib_port_attr that uverbs reports
+ * (struct ib_uverbs_query_port_resp), and the link layer (Linux asks the
+ * driver's get_link_layer for it). Plain integers, named by the enums above,
+ * so that whatever a driver stores is a value. LIDs are 16-bit IB LIDs.
+ */
+struct xqp_port_attr {
+	xqp_u32 state;			/* enum xqp_port_state */
+	xqp_u32 max_mtu;		/* enum xqp_mtu */
+	xqp_u32 active_mtu;		/* enum xqp_mtu */
+	xqp_u32 gid_tbl_len;
+	xqp_u32 port_cap_flags;		/* PortInfo:CapabilityMask */
+	xqp_u32 max_msg_sz;
+	xqp_u32 bad_pkey_cntr;
+	xqp_u32 qkey_viol_cntr;
+	xqp_u16 pkey_tbl_len;
+	xqp_u16 lid;
+	xqp_u16 sm_lid;
+	xqp_u16 active_speed;		/* enum xqp_port_speed */
+	xqp_u8 lmc;
+	xqp_u8 max_vl_num;
+	xqp_u8 sm_sl;
+	xqp_u8 subnet_timeout;
+	xqp_u8 init_type_reply;
+	xqp_u8 active_width;		/* enum xqp_port_width */
+	xqp_u8 phys_state;		/* enum xqp_port_phys_state */
+	xqp_u8 link_layer;		/* enum xqp_link_layer */
+};
+
 /* Opaque user-data buffers passed through to the driver (NULL in kernel use). */
 struct xqp_udata {
 	const void *inbuf;
@@ -240,6 +328,7 @@ struct xqp_udata {
 
 /* ---- devices ---------------------------------------------------------- */
 int xqp_query_device(struct xqp_device *dev, struct xqp_device_attr *attr);
+int xqp_query_port(struct xqp_device *dev, xqp_u32 port, struct xqp_port_attr *attr);
 const char *xqp_device_name(const struct xqp_device *dev);
 
 /* ---- PD / CQ ---------------------------------------------------------- */
