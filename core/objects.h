@@ -113,6 +113,7 @@ struct RealQp : Allocated, Pinned {
 	void *drv;
 	u32 qp_num;
 	xqp_qp_type type;
+	xqp_sig_type sq_sig_type;	/* as created (XQP_SIGNAL_ALL_WR or REQ_WR) */
 	xqp_pd *pd;
 	xqp_cq *send_cq;
 	xqp_cq *recv_cq;

@@ -36,6 +36,16 @@ static bool known_type(const xqp_qp_type *type)
 	return false;
 }
 
+/*
+ * The signalling type as the driver and queries see it: XQP_SIGNAL_ALL_WR,
+ * or XQP_SIGNAL_REQ_WR for any other value a C caller stored (drivers test
+ * for ALL_WR, as uverbs' sq_sig_all does).
+ */
+static xqp_sig_type sig_type(const xqp_sig_type *type)
+{
+	return enum_int(type) == XQP_SIGNAL_ALL_WR ? XQP_SIGNAL_ALL_WR : XQP_SIGNAL_REQ_WR;
+}
+
 /* Objects given with @attr must belong to @dev; XRC_TGT needs an XRCD. */
 static int check_attr(xqp_device *dev, xqp_pd *pd, const xqp_qp_init_attr *attr)
 {
@@ -62,6 +72,7 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 	qp->base.kind = xqp_qp::Kind::real;
 	qp->dev = dev;
 	qp->type = attr->qp_type;
+	qp->sq_sig_type = sig_type(&attr->sq_sig_type);
 	if (tgt) {
 		qp->xrcd = attr->xrcd;	/* no PD, CQs or SRQ: Linux sets them NULL */
 	} else {
@@ -76,7 +87,7 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 	xqp_drv_qp_create req = {};
 	req.qp_type = attr->qp_type;
 	req.cap = attr->cap;
-	req.sq_sig_type = attr->sq_sig_type;
+	req.sq_sig_type = qp->sq_sig_type;
 	req.create_flags = attr->create_flags;
 	req.port_num = attr->port_num;
 	req.pd = qp->pd ? qp->pd->drv : nullptr;
@@ -139,6 +150,8 @@ static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
  * @dev: the device.
  * @pd: protection domain (ignored for XRC_TGT).
  * @attr: what to create; attr->cap is rewritten to the granted capabilities.
+ *	  attr->sq_sig_type is kept on the real QP (xqp_query_qp() reports it);
+ *	  a value other than XQP_SIGNAL_ALL_WR counts as XQP_SIGNAL_REQ_WR.
  * @udata: user buffers passed to the driver, or NULL.
  * @uobj: the caller's object for this QP (uverbs), kept on the result.
  * @caller: the kernel module creating it (for reports), or NULL from user.

@@ -37,8 +37,10 @@ extern "C" int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int at
 
 /**
  * xqp_query_qp - read the real QP's attributes (ib_query_qp).
- * @init_attr, if not NULL, gets the creation view: type, granted caps and
- * related objects; for a handle its own event handler and context.
+ * @init_attr, if not NULL, gets the creation view: type, granted caps,
+ * signalling type and related objects (the real QP's, whichever handle
+ * asks, as ib_query_qp() asks the driver about qp->real_qp); for a handle
+ * its own event handler and context.
  * Return: 0, -EIO, -EOPNOTSUPP or the driver's error.
  */
 extern "C" int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask,
@@ -56,6 +58,7 @@ extern "C" int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int att
 		return ret;
 	*init_attr = xqp_qp_init_attr{};
 	init_attr->qp_type = real->type;
+	init_attr->sq_sig_type = real->sq_sig_type;
 	init_attr->cap = attr->cap;
 	init_attr->send_cq = real->send_cq;
 	init_attr->recv_cq = real->recv_cq;

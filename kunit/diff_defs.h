@@ -22,7 +22,7 @@
 #define DX_NP	2	/* PDs */
 #define DX_NC	2	/* CQs */
 #define DX_NS	2	/* SRQs */
-#define DX_NOUT	32	/* outputs of one op */
+#define DX_NOUT	40	/* outputs of one op */
 
 /* QP types, states, attribute bits, events: Linux's (and xqp's) values. */
 enum {
@@ -114,6 +114,7 @@ enum { DX_BOTH = 0, DX_XQ_ONLY, DX_LX_ONLY };
 /* Flags of a step. */
 #define DX_F_NO_HANDLER	0x1	/* create/open without an event handler */
 #define DX_F_QPN	0x2	/* create: report the QP number itself */
+#define DX_F_SIG_ALL	0x4	/* create: sq_sig_type ALL_WR (else REQ_WR) */
 
 /* Divergences (docs/divergences.md); 0: none, the two must agree. */
 enum {

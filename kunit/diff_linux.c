@@ -326,6 +326,7 @@ static void lx_out_query(struct dx_obs *o, struct ib_qp *qp, const struct ib_qp_
 	v[n++] = rdma_ah_get_dlid(&a->alt_ah_attr);
 	v[n++] = init->qp_type;
 	v[n++] = init->cap.max_send_wr;
+	v[n++] = init->sq_sig_type;
 	v[n++] = qp->qp_num == qp->real_qp->qp_num;
 	o->nout = n;
 }
@@ -353,7 +354,7 @@ static int lx_create(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *
 			.max_inline_data = want.inline_data,
 		},
 		.create_flags = want.create_flags,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.sq_sig_type = (s->flags & DX_F_SIG_ALL) ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR,
 	};
 	struct ib_pd *pd = NULL;
 	struct ib_qp *qp;

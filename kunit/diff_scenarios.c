@@ -123,6 +123,29 @@ static const struct dx_step sc_create_tgt_grants_caps[] = {
 	END
 };
 
+/* The signalling type is the real QP's: every handle reports it. */
+static const struct dx_step sc_query_sq_sig_type[] = {
+	ALLOC_XRCD(0),
+	TGT(0, 0, .flags = DX_F_SIG_ALL),
+	OPEN(1, 0, 0),
+	QUERY(0),
+	QUERY(1),			/* the opener's handle: the real QP's */
+	TGT(2, 0),			/* REQ_WR */
+	QUERY(2),
+	ALLOC_PD(0),
+	MAKE_CQ(0),
+	QP(3, DX_QPT_RC, 0, 0, .flags = DX_F_SIG_ALL),
+	QUERY(3),
+	DESTROY(3),
+	DESTROY(2),
+	DESTROY(1),
+	DESTROY(0),
+	FREE_CQ(0),
+	FREE_PD(0),
+	FREE_XRCD(0),
+	END
+};
+
 static const struct dx_step sc_create_tgt_rejects_caps[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0, .arg = DX_CAP_TOO_MANY_WR, .rc = -EINVAL),
@@ -1017,6 +1040,7 @@ static const struct dx_step sc_xrc_srq_without_cq[] = {
 const struct dx_scenario dx_scenarios[] = {
 	SC(create_tgt_returns_handle, "create returns the handle"),
 	SC(create_tgt_grants_caps, "create rewrites caps"),
+	SC(query_sq_sig_type, "query reports the real QP's signalling type"),
 	SC(create_tgt_rejects_caps, "create errors leave nothing"),
 	SC(create_tgt_driver_error, "create errors leave nothing"),
 	SC(create_tgt_needs_xrcd, "XRC_TGT needs an XRCD"),

@@ -234,6 +234,7 @@ static void xq_out_query(struct dx_obs *o, struct xqp_qp *qp, const struct xqp_q
 	v[n++] = a->alt_ah_attr.dlid;
 	v[n++] = init->qp_type;
 	v[n++] = init->cap.max_send_wr;
+	v[n++] = init->sq_sig_type;
 	v[n++] = xqp_qp_num(qp) == xqp_qp_num(xqp_qp_real(qp));
 	o->nout = n;
 }
@@ -261,7 +262,7 @@ static int xq_create(struct xq_ctx *xq, const struct dx_step *s, struct dx_obs *
 			.max_inline_data = want.inline_data,
 		},
 		.create_flags = want.create_flags,
-		.sq_sig_type = XQP_SIGNAL_REQ_WR,
+		.sq_sig_type = (s->flags & DX_F_SIG_ALL) ? XQP_SIGNAL_ALL_WR : XQP_SIGNAL_REQ_WR,
 		.qp_type = s->var,
 	};
 	struct xqp_pd *pd = NULL;

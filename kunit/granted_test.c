@@ -90,10 +90,51 @@ static void query_port_is_the_drivers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_query_port(kt->dev, 1, &a), -EIO);
 }
 
+/* QUERY_QP's sq_sig_all: the real QP's signalling type, from any handle. */
+static void sq_sig_type_is_the_real_qps(struct kunit *test)
+{
+	struct xqp_kt *kt = xqp_kt(test);
+	struct xqp_xrcd *xrcd = xqp_alloc_xrcd(kt->dev);
+	struct xqp_qp_init_attr init = {
+		.qp_type = XQP_QPT_XRC_TGT,
+		.xrcd = xrcd,
+		.sq_sig_type = XQP_SIGNAL_ALL_WR,
+	};
+	struct xqp_qp_init_attr q;
+	struct xqp_qp_attr *attr;
+	struct xqp_qp *h, *o;
+
+	attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(xrcd));
+	h = xqp_create_qp_user(kt->dev, NULL, &init, NULL, NULL, KBUILD_MODNAME);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h));
+	o = xqp_kt_open(test, xrcd, xqp_qp_num(h), NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
+
+	q.sq_sig_type = XQP_SIGNAL_REQ_WR;
+	KUNIT_EXPECT_EQ(test, xqp_query_qp(h, attr, 0, &q), 0);
+	KUNIT_EXPECT_EQ(test, q.sq_sig_type, XQP_SIGNAL_ALL_WR);
+	q.sq_sig_type = XQP_SIGNAL_REQ_WR;
+	KUNIT_EXPECT_EQ(test, xqp_query_qp(o, attr, 0, &q), 0);
+	KUNIT_EXPECT_EQ(test, q.sq_sig_type, XQP_SIGNAL_ALL_WR);
+	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(o), 0);
+	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(h), 0);
+
+	init.sq_sig_type = XQP_SIGNAL_REQ_WR;
+	h = xqp_create_qp_user(kt->dev, NULL, &init, NULL, NULL, KBUILD_MODNAME);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h));
+	KUNIT_EXPECT_EQ(test, xqp_query_qp(h, attr, 0, &q), 0);
+	KUNIT_EXPECT_EQ(test, q.sq_sig_type, XQP_SIGNAL_REQ_WR);
+	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(h), 0);
+	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
+}
+
 static struct kunit_case xqp_granted_cases[] = {
 	KUNIT_CASE(cq_cqe_is_granted),
 	KUNIT_CASE(srq_num_is_the_drivers),
 	KUNIT_CASE(query_port_is_the_drivers),
+	KUNIT_CASE(sq_sig_type_is_the_real_qps),
 	{}
 };
 

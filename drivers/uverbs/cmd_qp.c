@@ -153,7 +153,6 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 		goto err;
 	}
 	uobj->object = qp;
-	uqp->sq_sig_all = !!req.sq_sig_all;
 	if (d.xrcd) {
 		uqp->uxrcd = container_of(d.xrcd, struct xqp_uxrcd, uobj);
 		atomic_inc(&uqp->uxrcd->refcnt);
@@ -320,7 +319,7 @@ int xqp_cmd_query_qp(struct xqp_cmd *cmd)
 	resp.max_send_sge = init.cap.max_send_sge;
 	resp.max_recv_sge = init.cap.max_recv_sge;
 	resp.max_inline_data = init.cap.max_inline_data;
-	resp.sq_sig_all = container_of(uobj, struct xqp_uqp, uevent.uobj)->sq_sig_all;
+	resp.sq_sig_all = init.sq_sig_type == XQP_SIGNAL_ALL_WR;	/* the real QP's */
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
 	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
 out:

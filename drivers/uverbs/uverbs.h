@@ -143,7 +143,6 @@ struct xqp_uxrcd {
 struct xqp_uqp {
 	struct xqp_uevent_obj uevent;
 	struct xqp_uxrcd *uxrcd;	/* XRC_TGT created or opened */
-	u8 sq_sig_all;
 };
 
 struct xqp_usrq {

@@ -289,3 +289,73 @@ TEST(CoreDriverContract, QueryPortWithoutTheOp)
 	xqp_rcu_barrier();
 	EXPECT_EQ(xqp_host_live_allocs(), allocs);
 }
+
+/* ---- signalling type ---------------------------------------------------- */
+
+TEST_F(Core, QuerySqSigTypeOfTheRealQp)
+{
+	xqp_pd *pd = xqp_alloc_pd(dev());
+	xqp_cq *cq = xqp_create_cq(dev(), 16, nullptr, nullptr);
+	xqp_xrcd *x = xrcd();
+	ASSERT_FALSE(xqp_is_err(pd));
+	ASSERT_FALSE(xqp_is_err(cq));
+
+	/* Ordinary QPs: what they were created with. */
+	for (xqp_sig_type sig : {XQP_SIGNAL_ALL_WR, XQP_SIGNAL_REQ_WR}) {
+		xqp_qp_init_attr init = {};
+		init.qp_type = XQP_QPT_RC;
+		init.send_cq = cq;
+		init.recv_cq = cq;
+		init.sq_sig_type = sig;
+		xqp_qp *qp = xqp_create_qp_user(dev(), pd, &init, nullptr, nullptr, "t");
+		ASSERT_FALSE(xqp_is_err(qp));
+		xqp_qp_attr a;
+		xqp_qp_init_attr q;
+		std::memset(&q, 0xa5, sizeof(q));
+		ASSERT_EQ(xqp_query_qp(qp, &a, 0, &q), 0);
+		EXPECT_EQ(q.sq_sig_type, sig);
+		EXPECT_EQ(xqp_destroy_qp(qp), 0);
+	}
+
+	/* A shared QP: every handle answers with the real QP's, the opener's
+	 * own handle too (Linux asks the driver about qp->real_qp). */
+	xqp_qp_init_attr init = {};
+	init.qp_type = XQP_QPT_XRC_TGT;
+	init.xrcd = x;
+	init.sq_sig_type = XQP_SIGNAL_ALL_WR;
+	xqp_qp *h = xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "t");
+	ASSERT_FALSE(xqp_is_err(h));
+	xqp_qp *o = open(x, xqp_qp_num(h));
+	ASSERT_FALSE(xqp_is_err(o));
+	for (xqp_qp *qp : {h, o, xqp_qp_real(h)}) {
+		xqp_qp_attr a;
+		xqp_qp_init_attr q = {};
+		q.sq_sig_type = XQP_SIGNAL_REQ_WR;
+		ASSERT_EQ(xqp_query_qp(qp, &a, 0, &q), 0);
+		EXPECT_EQ(q.sq_sig_type, XQP_SIGNAL_ALL_WR);
+	}
+	EXPECT_EQ(xqp_destroy_qp(o), 0);
+	EXPECT_EQ(xqp_destroy_qp(h), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+}
+
+TEST_F(Core, SqSigTypeOutsideTheEnumIsRequested)
+{
+	xqp_xrcd *x = xrcd();
+	for (int raw : {2, 200, -1}) {
+		xqp_qp_init_attr init = {};
+		init.qp_type = XQP_QPT_XRC_TGT;
+		init.xrcd = x;
+		store_raw(&init.sq_sig_type, raw);
+		xqp_qp *h = xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "t");
+		ASSERT_FALSE(xqp_is_err(h)) << raw;
+		xqp_qp_attr a;
+		xqp_qp_init_attr q = {};
+		ASSERT_EQ(xqp_query_qp(h, &a, 0, &q), 0);
+		EXPECT_EQ(q.sq_sig_type, XQP_SIGNAL_REQ_WR) << raw;
+		EXPECT_EQ(xqp_destroy_qp(h), 0);
+	}
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+}

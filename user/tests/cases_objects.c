@@ -326,6 +326,82 @@ static void case_modify_query(void)
 	xqp_close_device(ctx);
 }
 
+/* QUERY_QP's sq_sig_all is the real QP's, whichever handle asks. */
+static void case_sq_sig_all(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_pd *pd = xqp_alloc_pd(ctx);
+	struct xqp_cq *cq = xqp_create_cq(ctx, 8, NULL, NULL, 0);
+	struct xqp_qp_init_attr_ex qa = {
+		.qp_type = XQP_QPT_XRC_RECV, .comp_mask = XQP_QP_INIT_ATTR_XRCD,
+		.xrcd = x, .sq_sig_all = 1,
+	};
+	struct xqp_qp_init_attr init;
+	struct xqp_qp_attr q;
+	struct xqp_qp *tgt, *opened, *rc;
+
+	CHECK(x && pd && cq, "setup: %s", errname(errno));
+	if (!x || !pd || !cq)
+		return;
+	tgt = xqp_create_qp_ex(ctx, &qa);
+	EXPECT("create_tgt_all", PERR(tgt), 0);
+	if (!tgt)
+		return;
+	opened = open_tgt(ctx, x, tgt->qp_num, &err);
+	EXPECT("open", err, 0);
+	memset(&init, 0, sizeof(init));
+	EXPECT("query_creator", xqp_query_qp(tgt, &q, XQP_QP_STATE, &init), 0);
+	EXPECT_INT("creator_sq_sig_all", init.sq_sig_all, 1);
+	if (opened) {
+		memset(&init, 0, sizeof(init));
+		EXPECT("query_opened", xqp_query_qp(opened, &q, XQP_QP_STATE, &init), 0);
+		EXPECT_INT("opened_sq_sig_all", init.sq_sig_all, 1);
+		EXPECT("destroy_opened", xqp_destroy_qp(opened), 0);
+	}
+	EXPECT("destroy_tgt", xqp_destroy_qp(tgt), 0);
+
+	/* ordinary QPs: 0 stays 0; any non-zero byte is ALL_WR */
+	qa.qp_type = XQP_QPT_RC;
+	qa.comp_mask = XQP_QP_INIT_ATTR_PD;
+	qa.pd = pd;
+	qa.xrcd = NULL;
+	qa.send_cq = qa.recv_cq = cq;
+	qa.cap.max_send_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.sq_sig_all = 0;
+	rc = xqp_create_qp_ex(ctx, &qa);
+	EXPECT("create_rc_req", PERR(rc), 0);
+	if (rc) {
+		init.sq_sig_all = 7;
+		EXPECT("query_rc_req", xqp_query_qp(rc, &q, XQP_QP_STATE, &init), 0);
+		EXPECT_INT("rc_req_sq_sig_all", init.sq_sig_all, 0);
+		EXPECT("destroy_rc_req", xqp_destroy_qp(rc), 0);
+	}
+	{
+		struct ib_uverbs_create_qp_resp r;
+		struct ib_uverbs_create_qp c = {
+			.response = (uintptr_t)&r, .pd_handle = pd->handle,
+			.send_cq_handle = cq->handle, .recv_cq_handle = cq->handle,
+			.qp_type = XQP_QPT_RC, .sq_sig_all = 2,
+			.max_send_wr = 1, .max_send_sge = 1,
+			.max_recv_wr = 1, .max_recv_sge = 1,
+		};
+		struct ib_uverbs_query_qp_resp qr;
+		struct ib_uverbs_query_qp qq = { .response = (uintptr_t)&qr };
+
+		EXPECT("raw_create_sig_2", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &c,
+						   sizeof(c), -1, sizeof(r) / 4), 0);
+		qq.qp_handle = r.qp_handle;
+		memset(&qr, 0xa5, sizeof(qr));
+		EXPECT("raw_query", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_QP, &qq,
+					    sizeof(qq), -1, sizeof(qr) / 4), 0);
+		EXPECT_INT("raw_sq_sig_all", qr.sq_sig_all, 1);
+	}
+	xqp_close_device(ctx);
+}
+
 /*
  * CREATE_CQ reports the size the driver granted. Drivers differ (rxe and
  * the soft device round up to 2^k - 1, the reference device grants the
@@ -597,6 +673,7 @@ const struct acc_case acc_cases_objects[] = {
 	{ "obj_qp_types", case_qp_types, NULL, 0 },
 	{ "obj_busy_dependencies", case_busy, NULL, 0 },
 	{ "obj_modify_query", case_modify_query, NULL, 0 },
+	{ "obj_sq_sig_all", case_sq_sig_all, NULL, 0 },
 	{ "obj_cq_size", case_cq_size, NULL, 0 },
 	{ "obj_srq", case_srq, NULL, 0 },
 	{ "obj_close_cleanup", case_close_cleanup, NULL, 0 },

@@ -128,7 +128,7 @@ struct xqp_qp_init_attr {
 	struct xqp_srq *srq;
 	struct xqp_xrcd *xrcd;		/* XRC_TGT only */
 	struct xqp_qp_cap cap;		/* in: wish list; out: granted */
-	enum xqp_sig_type sq_sig_type;
+	enum xqp_sig_type sq_sig_type;	/* not ALL_WR: REQ_WR; kept, queried */
 	enum xqp_qp_type qp_type;
 	xqp_u32 create_flags;
 	xqp_u32 port_num;
