@@ -180,7 +180,7 @@ struct xqp_cq {
 	struct xqp_context *context;
 	void *cq_context;
 	uint32_t handle;
-	int cqe;
+	int cqe;		/* what the driver granted: at least the request */
 	pthread_mutex_t mutex;
 	pthread_cond_t cond;
 	uint32_t async_events_completed;
