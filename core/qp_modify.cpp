@@ -37,10 +37,14 @@ extern "C" int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int at
 
 /**
  * xqp_query_qp - read the real QP's attributes (ib_query_qp).
- * @init_attr, if not NULL, gets the creation view: type, granted caps,
- * signalling type and related objects (the real QP's, whichever handle
- * asks, as ib_query_qp() asks the driver about qp->real_qp); for a handle
- * its own event handler and context.
+ * @qp: a real QP or a handle on one.
+ * @attr: the driver's attributes of the real QP (zeroed first).
+ * @attr_mask: what the caller wants (drivers may report everything).
+ * @init_attr: NULL, or the creation view: type, granted caps, signalling
+ *	       type and related objects (the real QP's, whichever handle asks,
+ *	       as ib_query_qp() asks the driver about qp->real_qp); for a
+ *	       handle its own event handler and context.
+ *
  * Return: 0, -EIO, -EOPNOTSUPP or the driver's error.
  */
 extern "C" int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask,
