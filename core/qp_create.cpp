@@ -139,7 +139,7 @@ static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
 	if (ret) {
 		xrcd->usecnt.dec();
 		h->unlink(*real->shared.lock());
-		delete h;	/* never visible to RCU readers */
+		h->retire();	/* the driver may already be reporting events on it */
 		return err_ptr<xqp_qp>(ret);
 	}
 	return h->c();

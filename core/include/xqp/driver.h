@@ -14,7 +14,8 @@
  *    the core keeps it usable;
  *  - modify_qp validates the transition with xqp_modify_qp_is_ok(), as Linux
  *    drivers call ib_modify_qp_is_ok();
- *  - async events are reported with xqp_qp_event() & co. from any context.
+ *  - async events are reported with xqp_qp_event() from any context, and
+ *    never for a QP whose destroy_qp has returned (none may be in flight).
  */
 #ifndef XQP_DRIVER_H
 #define XQP_DRIVER_H
