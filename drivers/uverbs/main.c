@@ -362,8 +362,9 @@ static struct attribute *xqp_uverbs_dev_attrs[] = {
 };
 ATTRIBUTE_GROUPS(xqp_uverbs_dev);
 
-static ssize_t abi_version_show(const struct class *class,
-				const struct class_attribute *attr, char *buf)
+static ssize_t abi_version_show(XQP_CLASS_CONST struct class *class,
+				XQP_CLASS_CONST struct class_attribute *attr,
+				char *buf)
 {
 	return sysfs_emit(buf, "%d\n", IB_USER_VERBS_ABI_VERSION);
 }
@@ -375,14 +376,15 @@ static struct attribute *xqp_uverbs_class_attrs[] = {
 };
 ATTRIBUTE_GROUPS(xqp_uverbs_class);
 
-static char *xqp_uverbs_devnode(const struct device *dev, umode_t *mode)
+static char *xqp_uverbs_devnode(XQP_DEVNODE_CONST struct device *dev,
+				umode_t *mode)
 {
 	if (mode)
 		*mode = 0666;
 	return kasprintf(GFP_KERNEL, "xqp/%s", dev_name(dev));
 }
 
-static const struct class xqp_uverbs_class = {
+static XQP_CLASS_CONST struct class xqp_uverbs_class = {
 	.name = XQP_UVERBS_CLASS,
 	.devnode = xqp_uverbs_devnode,
 	.class_groups = xqp_uverbs_class_groups,

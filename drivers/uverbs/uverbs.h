@@ -35,6 +35,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "xqp/driver.h"
+#include "compat.h"
 
 /* Linux's values (include/rdma/ib_verbs.h), used on the wire. */
 #define XQP_UVERBS_NUM_COMP_VECTORS	1
