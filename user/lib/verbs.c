@@ -64,6 +64,15 @@ static int exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
 
 #define RESP(r) ((uint64_t)(uintptr_t)(r))
 
+/*
+ * exec_cmd() of a command struct *@cmd with a leading `response` field and
+ * its response struct *@resp: zeroes @resp, points @cmd's `response` at it
+ * and takes both lengths from the types.
+ */
+#define exec_resp(ctx, command, cmd, resp)					\
+	(memset((resp), 0, sizeof(*(resp))), (cmd)->response = RESP(resp),	\
+	 exec_cmd((ctx), (command), (cmd), sizeof(*(cmd)), sizeof(*(resp))))
+
 /* ---- devices ------------------------------------------------------------- */
 
 static int read_sysfs(const char *path, char *buf, size_t len)
@@ -188,9 +197,7 @@ static struct xqp_context *open_path(const char *path, struct xqp_device *device
 		return fail_ptr(err);
 	}
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, &resp);
 	if (err) {
 		close(ctx->cmd_fd);
 		free(ctx);
@@ -227,9 +234,7 @@ int xqp_query_device(struct xqp_context *ctx, struct xqp_device_attr *attr)
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, &resp);
 	if (err)
 		return err;
 	memset(attr, 0, sizeof(*attr));
@@ -264,10 +269,8 @@ int xqp_query_port(struct xqp_context *ctx, uint8_t port_num, struct xqp_port_at
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.port_num = port_num;
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_QUERY_PORT, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_QUERY_PORT, &cmd, &resp);
 	if (err)
 		return err;
 	memset(attr, 0, sizeof(*attr));
@@ -308,9 +311,7 @@ struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
 	if (!pd)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, &resp);
 	if (err) {
 		free(pd);
 		return fail_ptr(err);
@@ -376,13 +377,11 @@ struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
 	if (!cq)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.user_handle = RESP(cq);
 	cmd.cqe = (uint32_t)cqe;
 	cmd.comp_vector = (uint32_t)comp_vector;
 	cmd.comp_channel = -1;
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, &resp);
 	if (err) {
 		free(cq);
 		return fail_ptr(err);
@@ -402,11 +401,8 @@ int xqp_destroy_cq(struct xqp_cq *cq)
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.cq_handle = cq->handle;
-	err = exec_cmd(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd),
-		       sizeof(resp));
+	err = exec_resp(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, &resp);
 	if (err == EIO)
 		resp.async_events_reported = cq->async_events_completed;
 	else if (err)
@@ -435,11 +431,9 @@ struct xqp_xrcd *xqp_open_xrcd(struct xqp_context *ctx, struct xqp_xrcd_init_att
 	if (!xrcd)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.fd = (uint32_t)attr->fd;
 	cmd.oflags = (uint32_t)attr->oflags;
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, &resp);
 	if (err) {
 		free(xrcd);
 		return fail_ptr(err);
@@ -488,8 +482,6 @@ struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_a
 	if (!srq)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.user_handle = RESP(srq);
 	cmd.srq_type = type;
 	cmd.pd_handle = a->pd->handle;
@@ -500,7 +492,7 @@ struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_a
 		cmd.xrcd_handle = a->xrcd->handle;
 		cmd.cq_handle = a->cq->handle;
 	}
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &cmd, &resp);
 	if (err) {
 		free(srq);
 		return fail_ptr(err);
@@ -529,11 +521,8 @@ int xqp_destroy_srq(struct xqp_srq *srq)
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.srq_handle = srq->handle;
-	err = exec_cmd(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, sizeof(cmd),
-		       sizeof(resp));
+	err = exec_resp(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, &resp);
 	if (err == EIO)
 		resp.events_reported = srq->events_completed;
 	else if (err)
@@ -564,8 +553,6 @@ struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr
 	if (!qp)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.user_handle = RESP(qp);
 	if (a->qp_type == XQP_QPT_XRC_RECV) {
 		cmd.pd_handle = a->xrcd->handle;
@@ -585,7 +572,7 @@ struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr
 	cmd.max_inline_data = a->cap.max_inline_data;
 	cmd.sq_sig_all = !!a->sq_sig_all;
 	cmd.qp_type = (uint8_t)a->qp_type;
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_QP, &cmd, &resp);
 	if (err) {
 		free(qp);
 		return fail_ptr(err);
@@ -628,13 +615,11 @@ struct xqp_qp *xqp_open_qp(struct xqp_context *ctx, struct xqp_qp_open_attr *a)
 	if (!qp)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.user_handle = RESP(qp);
 	cmd.pd_handle = a->xrcd->handle;
 	cmd.qpn = a->qp_num;
 	cmd.qp_type = (uint8_t)a->qp_type;
-	err = exec_cmd(ctx, IB_USER_VERBS_CMD_OPEN_QP, &cmd, sizeof(cmd), sizeof(resp));
+	err = exec_resp(ctx, IB_USER_VERBS_CMD_OPEN_QP, &cmd, &resp);
 	if (err) {
 		free(qp);
 		return fail_ptr(err);
@@ -727,12 +712,9 @@ int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask,
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.qp_handle = qp->handle;
 	cmd.attr_mask = (uint32_t)mask;
-	err = exec_cmd(qp->context, IB_USER_VERBS_CMD_QUERY_QP, &cmd, sizeof(cmd),
-		       sizeof(resp));
+	err = exec_resp(qp->context, IB_USER_VERBS_CMD_QUERY_QP, &cmd, &resp);
 	if (err)
 		return err;
 	memset(a, 0, sizeof(*a));
@@ -782,11 +764,8 @@ int xqp_destroy_qp(struct xqp_qp *qp)
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.response = RESP(&resp);
 	cmd.qp_handle = qp->handle;
-	err = exec_cmd(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd),
-		       sizeof(resp));
+	err = exec_resp(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, &resp);
 	if (err == EIO)
 		resp.events_reported = qp->events_completed;
 	else if (err)
