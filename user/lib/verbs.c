@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,139 @@ int xqp_query_port(struct xqp_context *ctx, uint8_t port_num, struct xqp_port_at
 	return 0;
 }
 
+/* ---- destroying; the async-event bookkeeping of CQs, QPs and SRQs --------- */
+
+/*
+ * rdma-core's verbs_is_destroy_err(): after device removal the kernel's
+ * objects are gone already, so EIO from a destroy means "destroyed".
+ */
+static int destroy_err(int err)
+{
+	return err == EIO ? 0 : err;
+}
+
+_Static_assert(sizeof(struct ib_uverbs_close_xrcd) == sizeof(struct ib_uverbs_dealloc_pd) &&
+	       offsetof(struct ib_uverbs_close_xrcd, xrcd_handle) ==
+	       offsetof(struct ib_uverbs_dealloc_pd, pd_handle),
+	       "DEALLOC_PD and CLOSE_XRCD share one layout");
+
+/* DEALLOC_PD or CLOSE_XRCD (@command) of @handle: no response, no events. */
+static int destroy_plain(struct xqp_context *ctx, uint32_t command, uint32_t handle)
+{
+	struct ib_uverbs_dealloc_pd cmd;	/* CLOSE_XRCD's: the same */
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.pd_handle = handle;
+	err = destroy_err(exec_cmd(ctx, command, &cmd, sizeof(cmd), 0));
+	return err ? fail(err) : 0;
+}
+
+/*
+ * An object's count of the async events the user acknowledged, with the
+ * lock and condition that guard it (libibverbs' scheme).
+ */
+struct event_acks {
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+	uint32_t *completed;
+};
+
+static struct event_acks cq_acks(struct xqp_cq *cq)
+{
+	return (struct event_acks){ &cq->mutex, &cq->cond, &cq->async_events_completed };
+}
+
+static struct event_acks qp_acks(struct xqp_qp *qp)
+{
+	return (struct event_acks){ &qp->mutex, &qp->cond, &qp->events_completed };
+}
+
+static struct event_acks srq_acks(struct xqp_srq *srq)
+{
+	return (struct event_acks){ &srq->mutex, &srq->cond, &srq->events_completed };
+}
+
+static void acks_init(struct event_acks a)
+{
+	pthread_mutex_init(a.mutex, NULL);
+	pthread_cond_init(a.cond, NULL);
+}
+
+/* One more event acknowledged (xqp_ack_async_event()). */
+static void acks_add(struct event_acks a)
+{
+	pthread_mutex_lock(a.mutex);
+	++*a.completed;
+	pthread_cond_signal(a.cond);
+	pthread_mutex_unlock(a.mutex);
+}
+
+/* Waits until the user acknowledged @reported events; then tears down. */
+static void acks_wait(struct event_acks a, uint32_t reported)
+{
+	pthread_mutex_lock(a.mutex);
+	while (*a.completed != reported)
+		pthread_cond_wait(a.cond, a.mutex);
+	pthread_mutex_unlock(a.mutex);
+	pthread_cond_destroy(a.cond);
+	pthread_mutex_destroy(a.mutex);
+}
+
+/*
+ * The three destroy commands are {response, handle, reserved}. Their
+ * responses differ: DESTROY_CQ's has the completion events' count first
+ * and the async events' second; DESTROY_QP's and DESTROY_SRQ's have the
+ * async events' count alone.
+ */
+_Static_assert(sizeof(struct ib_uverbs_destroy_cq) == sizeof(struct ib_uverbs_destroy_qp) &&
+	       sizeof(struct ib_uverbs_destroy_srq) == sizeof(struct ib_uverbs_destroy_qp) &&
+	       offsetof(struct ib_uverbs_destroy_cq, cq_handle) ==
+	       offsetof(struct ib_uverbs_destroy_qp, qp_handle) &&
+	       offsetof(struct ib_uverbs_destroy_srq, srq_handle) ==
+	       offsetof(struct ib_uverbs_destroy_qp, qp_handle),
+	       "DESTROY_CQ, DESTROY_QP and DESTROY_SRQ share one layout");
+_Static_assert(sizeof(struct ib_uverbs_destroy_srq_resp) ==
+	       sizeof(struct ib_uverbs_destroy_qp_resp) &&
+	       offsetof(struct ib_uverbs_destroy_srq_resp, events_reported) ==
+	       offsetof(struct ib_uverbs_destroy_qp_resp, events_reported),
+	       "DESTROY_SRQ and DESTROY_QP answer alike");
+
+/*
+ * DESTROY_CQ, DESTROY_QP or DESTROY_SRQ (@command) of @handle, then, as
+ * libibverbs does, waits until the user acknowledged every async event the
+ * kernel says it reported for the object. EIO: the device is gone and the
+ * object with it (destroy_err()); no count comes back, so what was
+ * acknowledged so far counts as all.
+ */
+static int destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t handle,
+			 struct event_acks acks)
+{
+	struct ib_uverbs_destroy_qp cmd;	/* the CQ's and SRQ's: the same */
+	union {
+		struct ib_uverbs_destroy_cq_resp cq;
+		struct ib_uverbs_destroy_qp_resp qp;	/* the SRQ's: the same */
+	} resp;
+	int is_cq = command == IB_USER_VERBS_CMD_DESTROY_CQ;
+	uint32_t reported;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.response = RESP(&resp);
+	cmd.qp_handle = handle;
+	err = exec_cmd(ctx, command, &cmd, sizeof(cmd),
+		       is_cq ? sizeof(resp.cq) : sizeof(resp.qp));
+	if (err == EIO)
+		reported = *acks.completed;
+	else if (err)
+		return err;
+	else
+		reported = is_cq ? resp.cq.async_events_reported : resp.qp.events_reported;
+	acks_wait(acks, reported);
+	return 0;
+}
+
 /* ---- PD, CQ ------------------------------------------------------------------ */
 
 struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
@@ -321,46 +455,14 @@ struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
 	return pd;
 }
 
-/*
- * rdma-core's verbs_is_destroy_err(): after device removal the kernel's
- * objects are gone already, so EIO from a destroy means "destroyed".
- */
-static int destroy_err(int err)
-{
-	return err == EIO ? 0 : err;
-}
-
 int xqp_dealloc_pd(struct xqp_pd *pd)
 {
-	struct ib_uverbs_dealloc_pd cmd;
-	int err;
+	int err = destroy_plain(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, pd->handle);
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.pd_handle = pd->handle;
-	err = destroy_err(exec_cmd(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd,
-				   sizeof(cmd), 0));
 	if (err)
-		return fail(err);
+		return err;
 	free(pd);
 	return 0;
-}
-
-static void init_sync(pthread_mutex_t *m, pthread_cond_t *c)
-{
-	pthread_mutex_init(m, NULL);
-	pthread_cond_init(c, NULL);
-}
-
-/* Waits until the user acknowledged every event the kernel says it read. */
-static void wait_events(pthread_mutex_t *m, pthread_cond_t *c, uint32_t *completed,
-			uint32_t reported)
-{
-	pthread_mutex_lock(m);
-	while (*completed != reported)
-		pthread_cond_wait(c, m);
-	pthread_mutex_unlock(m);
-	pthread_cond_destroy(c);
-	pthread_mutex_destroy(m);
 }
 
 struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
@@ -390,25 +492,17 @@ struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
 	cq->cq_context = cq_context;
 	cq->handle = resp.cq_handle;
 	cq->cqe = (int)resp.cqe;
-	init_sync(&cq->mutex, &cq->cond);
+	acks_init(cq_acks(cq));
 	return cq;
 }
 
 int xqp_destroy_cq(struct xqp_cq *cq)
 {
-	struct ib_uverbs_destroy_cq_resp resp;
-	struct ib_uverbs_destroy_cq cmd;
-	int err;
+	int err = destroy_acked(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, cq->handle,
+				cq_acks(cq));
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.cq_handle = cq->handle;
-	err = exec_resp(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, &resp);
-	if (err == EIO)
-		resp.async_events_reported = cq->async_events_completed;
-	else if (err)
+	if (err)
 		return err;
-	wait_events(&cq->mutex, &cq->cond, &cq->async_events_completed,
-		    resp.async_events_reported);
 	free(cq);
 	return 0;
 }
@@ -445,15 +539,10 @@ struct xqp_xrcd *xqp_open_xrcd(struct xqp_context *ctx, struct xqp_xrcd_init_att
 
 int xqp_close_xrcd(struct xqp_xrcd *xrcd)
 {
-	struct ib_uverbs_close_xrcd cmd;
-	int err;
+	int err = destroy_plain(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, xrcd->handle);
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.xrcd_handle = xrcd->handle;
-	err = destroy_err(exec_cmd(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd,
-				   sizeof(cmd), 0));
 	if (err)
-		return fail(err);
+		return err;
 	free(xrcd);
 	return 0;
 }
@@ -504,7 +593,7 @@ struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_a
 	srq->srq_num = resp.srqn;
 	a->attr.max_wr = resp.max_wr;
 	a->attr.max_sge = resp.max_sge;
-	init_sync(&srq->mutex, &srq->cond);
+	acks_init(srq_acks(srq));
 	return srq;
 }
 
@@ -516,18 +605,11 @@ int xqp_get_srq_num(struct xqp_srq *srq, uint32_t *srq_num)
 
 int xqp_destroy_srq(struct xqp_srq *srq)
 {
-	struct ib_uverbs_destroy_srq_resp resp;
-	struct ib_uverbs_destroy_srq cmd;
-	int err;
+	int err = destroy_acked(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, srq->handle,
+				srq_acks(srq));
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.srq_handle = srq->handle;
-	err = exec_resp(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, &resp);
-	if (err == EIO)
-		resp.events_reported = srq->events_completed;
-	else if (err)
+	if (err)
 		return err;
-	wait_events(&srq->mutex, &srq->cond, &srq->events_completed, resp.events_reported);
 	free(srq);
 	return 0;
 }
@@ -594,7 +676,7 @@ struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr
 	a->cap.max_send_sge = resp.max_send_sge;
 	a->cap.max_recv_sge = resp.max_recv_sge;
 	a->cap.max_inline_data = resp.max_inline_data;
-	init_sync(&qp->mutex, &qp->cond);
+	acks_init(qp_acks(qp));
 	return qp;
 }
 
@@ -631,7 +713,7 @@ struct xqp_qp *xqp_open_qp(struct xqp_context *ctx, struct xqp_qp_open_attr *a)
 	qp->qp_num = resp.qpn;
 	qp->qp_type = a->qp_type;
 	qp->state = XQP_QPS_RESET;
-	init_sync(&qp->mutex, &qp->cond);
+	acks_init(qp_acks(qp));
 	return qp;
 }
 
@@ -759,18 +841,11 @@ int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask,
 
 int xqp_destroy_qp(struct xqp_qp *qp)
 {
-	struct ib_uverbs_destroy_qp_resp resp;
-	struct ib_uverbs_destroy_qp cmd;
-	int err;
+	int err = destroy_acked(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, qp->handle,
+				qp_acks(qp));
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.qp_handle = qp->handle;
-	err = exec_resp(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, &resp);
-	if (err == EIO)
-		resp.events_reported = qp->events_completed;
-	else if (err)
+	if (err)
 		return err;
-	wait_events(&qp->mutex, &qp->cond, &qp->events_completed, resp.events_reported);
 	free(qp);
 	return 0;
 }
@@ -817,15 +892,9 @@ int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
 void xqp_ack_async_event(struct xqp_async_event *event)
 {
 	switch (event->event_type) {
-	case XQP_EVENT_CQ_ERR: {
-		struct xqp_cq *cq = event->element.cq;
-
-		pthread_mutex_lock(&cq->mutex);
-		++cq->async_events_completed;
-		pthread_cond_signal(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
+	case XQP_EVENT_CQ_ERR:
+		acks_add(cq_acks(event->element.cq));
 		return;
-	}
 	case XQP_EVENT_QP_FATAL:
 	case XQP_EVENT_QP_REQ_ERR:
 	case XQP_EVENT_QP_ACCESS_ERR:
@@ -833,25 +902,13 @@ void xqp_ack_async_event(struct xqp_async_event *event)
 	case XQP_EVENT_SQ_DRAINED:
 	case XQP_EVENT_PATH_MIG:
 	case XQP_EVENT_PATH_MIG_ERR:
-	case XQP_EVENT_QP_LAST_WQE_REACHED: {
-		struct xqp_qp *qp = event->element.qp;
-
-		pthread_mutex_lock(&qp->mutex);
-		++qp->events_completed;
-		pthread_cond_signal(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
+	case XQP_EVENT_QP_LAST_WQE_REACHED:
+		acks_add(qp_acks(event->element.qp));
 		return;
-	}
 	case XQP_EVENT_SRQ_ERR:
-	case XQP_EVENT_SRQ_LIMIT_REACHED: {
-		struct xqp_srq *srq = event->element.srq;
-
-		pthread_mutex_lock(&srq->mutex);
-		++srq->events_completed;
-		pthread_cond_signal(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
+	case XQP_EVENT_SRQ_LIMIT_REACHED:
+		acks_add(srq_acks(event->element.srq));
 		return;
-	}
 	default:
 		return;
 	}
