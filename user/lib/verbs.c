@@ -852,6 +852,36 @@ int xqp_destroy_qp(struct xqp_qp *qp)
 
 /* ---- async events --------------------------------------------------------------- */
 
+enum event_element {
+	ELEMENT_PORT,
+	ELEMENT_CQ,
+	ELEMENT_QP,
+	ELEMENT_SRQ,
+};
+
+/* What an event of @type names: which member of xqp_async_event.element. */
+static enum event_element event_element(enum xqp_event_type type)
+{
+	switch (type) {
+	case XQP_EVENT_CQ_ERR:
+		return ELEMENT_CQ;
+	case XQP_EVENT_QP_FATAL:
+	case XQP_EVENT_QP_REQ_ERR:
+	case XQP_EVENT_QP_ACCESS_ERR:
+	case XQP_EVENT_COMM_EST:
+	case XQP_EVENT_SQ_DRAINED:
+	case XQP_EVENT_PATH_MIG:
+	case XQP_EVENT_PATH_MIG_ERR:
+	case XQP_EVENT_QP_LAST_WQE_REACHED:
+		return ELEMENT_QP;
+	case XQP_EVENT_SRQ_ERR:
+	case XQP_EVENT_SRQ_LIMIT_REACHED:
+		return ELEMENT_SRQ;
+	default:
+		return ELEMENT_PORT;
+	}
+}
+
 int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
 {
 	struct ib_uverbs_async_event_desc desc;
@@ -864,25 +894,17 @@ int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
 		return fail(EIO);
 	memset(event, 0, sizeof(*event));
 	event->event_type = (enum xqp_event_type)desc.event_type;
-	switch (event->event_type) {
-	case XQP_EVENT_CQ_ERR:
+	switch (event_element(event->event_type)) {
+	case ELEMENT_CQ:
 		event->element.cq = (struct xqp_cq *)(uintptr_t)desc.element;
 		break;
-	case XQP_EVENT_QP_FATAL:
-	case XQP_EVENT_QP_REQ_ERR:
-	case XQP_EVENT_QP_ACCESS_ERR:
-	case XQP_EVENT_COMM_EST:
-	case XQP_EVENT_SQ_DRAINED:
-	case XQP_EVENT_PATH_MIG:
-	case XQP_EVENT_PATH_MIG_ERR:
-	case XQP_EVENT_QP_LAST_WQE_REACHED:
+	case ELEMENT_QP:
 		event->element.qp = (struct xqp_qp *)(uintptr_t)desc.element;
 		break;
-	case XQP_EVENT_SRQ_ERR:
-	case XQP_EVENT_SRQ_LIMIT_REACHED:
+	case ELEMENT_SRQ:
 		event->element.srq = (struct xqp_srq *)(uintptr_t)desc.element;
 		break;
-	default:
+	case ELEMENT_PORT:
 		event->element.port_num = (int)desc.element;
 		break;
 	}
@@ -891,26 +913,18 @@ int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
 
 void xqp_ack_async_event(struct xqp_async_event *event)
 {
-	switch (event->event_type) {
-	case XQP_EVENT_CQ_ERR:
+	switch (event_element(event->event_type)) {
+	case ELEMENT_CQ:
 		acks_add(cq_acks(event->element.cq));
-		return;
-	case XQP_EVENT_QP_FATAL:
-	case XQP_EVENT_QP_REQ_ERR:
-	case XQP_EVENT_QP_ACCESS_ERR:
-	case XQP_EVENT_COMM_EST:
-	case XQP_EVENT_SQ_DRAINED:
-	case XQP_EVENT_PATH_MIG:
-	case XQP_EVENT_PATH_MIG_ERR:
-	case XQP_EVENT_QP_LAST_WQE_REACHED:
+		break;
+	case ELEMENT_QP:
 		acks_add(qp_acks(event->element.qp));
-		return;
-	case XQP_EVENT_SRQ_ERR:
-	case XQP_EVENT_SRQ_LIMIT_REACHED:
+		break;
+	case ELEMENT_SRQ:
 		acks_add(srq_acks(event->element.srq));
-		return;
-	default:
-		return;
+		break;
+	case ELEMENT_PORT:
+		break;
 	}
 }
 
