@@ -241,6 +241,78 @@ struct xqp_qp *open_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd,
 	return qp;
 }
 
+struct xqp_qp *open_xrcd_tgt(struct xqp_context *ctx, const char *path, int oflags,
+			     struct xqp_xrcd **xrcd)
+{
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, path, oflags, &err);
+
+	if (xrcd)
+		*xrcd = x;
+	return x ? create_tgt(ctx, x) : NULL;
+}
+
+struct xqp_qp *create_rc(struct xqp_context *ctx, struct xqp_pd *pd, struct xqp_cq *cq)
+{
+	struct xqp_qp_init_attr_ex a = {
+		.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
+		.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
+	};
+
+	return xqp_create_qp_ex(ctx, &a);
+}
+
+struct xqp_srq *create_xrc_srq(struct xqp_context *ctx, struct xqp_pd *pd,
+			       struct xqp_xrcd *xrcd, struct xqp_cq *cq)
+{
+	struct xqp_srq_init_attr_ex a = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
+			     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
+		.srq_type = XQP_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
+	};
+
+	return xqp_create_srq_ex(ctx, &a);
+}
+
+int query_device_raw(int fd, struct ib_uverbs_query_device_resp *resp)
+{
+	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)resp };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, sizeof(cmd), -1,
+		       sizeof(*resp) / 4);
+}
+
+int dealloc_pd_raw(int fd, uint32_t handle)
+{
+	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = handle };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd, sizeof(cmd), -1, 0);
+}
+
+int query_qp_raw(int fd, uint32_t handle, struct ib_uverbs_query_qp_resp *resp)
+{
+	struct ib_uverbs_query_qp_resp local;
+	struct ib_uverbs_query_qp cmd = {
+		.response = (uintptr_t)(resp ? resp : &local), .qp_handle = handle,
+	};
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_QP, &cmd, sizeof(cmd), -1,
+		       sizeof(local) / 4);
+}
+
+int destroy_qp_raw(int fd, uint32_t handle, uint32_t *events_reported)
+{
+	struct ib_uverbs_destroy_qp_resp resp = { 0 };
+	struct ib_uverbs_destroy_qp cmd = { .response = (uintptr_t)&resp, .qp_handle = handle };
+	int err = raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd), -1,
+			  sizeof(resp) / 4);
+
+	if (events_reported)
+		*events_reported = resp.events_reported;
+	return err;
+}
+
 pid_t spawn(void (*fn)(void *), void *arg)
 {
 	pid_t pid = fork();
@@ -290,6 +362,20 @@ uint32_t chan_recv(struct chan *c)
 		n = read(c->fd[0], &v, sizeof(v));
 	} while (n < 0 && errno == EINTR);
 	return n == sizeof(v) ? v : 0xffffffffU;
+}
+
+void peer_init(struct peer *p, const char *path, const char *tag)
+{
+	p->path = path;
+	p->tag = tag;
+	chan_init(&p->to);
+	chan_init(&p->from);
+}
+
+uint32_t peer_ask(struct peer *p, uint32_t cmd)
+{
+	chan_send(&p->to, cmd);
+	return chan_recv(&p->from);
 }
 
 /* Linux: the reference device's debugfs hook, if it has one. */

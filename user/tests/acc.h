@@ -74,6 +74,23 @@ struct xqp_xrcd *open_xrcd_path(struct xqp_context *ctx, const char *path,
 struct xqp_qp *create_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd);
 struct xqp_qp *open_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd,
 			uint32_t qpn, int *err);
+/* XRCD as open_xrcd_path() (into *@xrcd if not NULL), then a target QP in
+ * it: the QP, or NULL with errno. */
+struct xqp_qp *open_xrcd_tgt(struct xqp_context *ctx, const char *path, int oflags,
+			     struct xqp_xrcd **xrcd);
+/* RC QP on @pd, @cq for both queues, 1 send WR of 1 SGE. */
+struct xqp_qp *create_rc(struct xqp_context *ctx, struct xqp_pd *pd, struct xqp_cq *cq);
+/* XRC SRQ in @xrcd on @pd and @cq, 4 WRs of 1 SGE. */
+struct xqp_srq *create_xrc_srq(struct xqp_context *ctx, struct xqp_pd *pd,
+			       struct xqp_xrcd *xrcd, struct xqp_cq *cq);
+
+/* Raw commands, as raw_cmd(): 0 or errno. */
+int query_device_raw(int fd, struct ib_uverbs_query_device_resp *resp);
+int dealloc_pd_raw(int fd, uint32_t handle);
+/* @resp may be NULL (the response is not kept). */
+int query_qp_raw(int fd, uint32_t handle, struct ib_uverbs_query_qp_resp *resp);
+/* @events_reported may be NULL. */
+int destroy_qp_raw(int fd, uint32_t handle, uint32_t *events_reported);
 
 /* Processes: fork @fn(@arg); wait for one; the exit status is checked. */
 pid_t spawn(void (*fn)(void *), void *arg);
@@ -86,6 +103,16 @@ struct chan {
 void chan_init(struct chan *c);
 void chan_send(struct chan *c, uint32_t v);
 uint32_t chan_recv(struct chan *c);	/* 0xffffffff on EOF */
+
+/* A child process of the case that joins the XRCD on @path and obeys
+ * numbered commands: one channel each way. */
+struct peer {
+	const char *path;	/* the XRCD's file */
+	struct chan to, from;	/* parent -> child, child -> parent */
+	const char *tag;
+};
+void peer_init(struct peer *p, const char *path, const char *tag);
+uint32_t peer_ask(struct peer *p, uint32_t cmd);	/* sends @cmd, returns the reply */
 
 /* Raises @event on @qp: xqp's ioctl; on Linux the reference device's
  * debugfs hook if present. Returns 0 or errno (ENOTTY: no hook). */

@@ -27,21 +27,6 @@ static int alloc_pd_raw(int fd, uint32_t *handle)
 	return err;
 }
 
-static int dealloc_pd_raw(int fd, uint32_t handle)
-{
-	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = handle };
-
-	return raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd, sizeof(cmd), -1, 0);
-}
-
-static int query_device_raw(int fd, struct ib_uverbs_query_device_resp *resp)
-{
-	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)resp };
-
-	return raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, sizeof(cmd), -1,
-		       sizeof(*resp) / 4);
-}
-
 /* Before GET_CONTEXT every object command is refused, lookups find nothing. */
 static void case_no_context(void)
 {
@@ -50,8 +35,6 @@ static void case_no_context(void)
 	struct ib_uverbs_open_xrcd ox = { .response = (uintptr_t)&xr };
 	struct ib_uverbs_create_qp_resp qr;
 	struct ib_uverbs_create_qp cq = { .response = (uintptr_t)&qr };
-	struct ib_uverbs_destroy_qp_resp dr;
-	struct ib_uverbs_destroy_qp dq = { .response = (uintptr_t)&dr };
 	int fd = open(g_dev, O_RDWR);
 
 	CHECK(fd >= 0, "open %s", g_dev);
@@ -71,8 +54,7 @@ static void case_no_context(void)
 	cq.qp_type = XQP_QPT_RC;
 	EXPECT("create_qp_rc", raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cq,
 				       sizeof(cq), -1, sizeof(qr) / 4), EINVAL);
-	EXPECT("destroy_qp0", raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
-				      sizeof(dq), -1, sizeof(dr) / 4), ENOENT);
+	EXPECT("destroy_qp0", destroy_qp_raw(fd, 0, NULL), ENOENT);
 	close(fd);
 }
 
@@ -337,9 +319,8 @@ static void case_destroy_cq_compat(void)
 static void case_reserved(void)
 {
 	struct xqp_context *ctx = open_ctx();
-	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_xrcd *x;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, &x);
 	struct ib_uverbs_create_qp_resp r;
 	struct ib_uverbs_open_qp oq = { .response = (uintptr_t)&r };
 	struct ib_uverbs_query_port_resp pr;

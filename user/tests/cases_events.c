@@ -23,19 +23,13 @@
 		}                                                              \
 	} while (0)
 
-struct ev_peer {
-	const char *path;
-	struct chan to, from;
-	const char *tag;
-};
-
 /*
  * Opens the QP, then on each command byte: 1 = expect exactly one event for
  * its own handle (reports its type), 2 = expect none, 3 = destroy handle.
  */
 static void ev_opener(void *arg)
 {
-	struct ev_peer *p = arg;
+	struct peer *p = arg;
 	struct xqp_context *ctx = open_ctx();
 	struct xqp_async_event ev;
 	struct xqp_qp *h = NULL;
@@ -75,21 +69,15 @@ static void ev_opener(void *arg)
 	xqp_close_device(ctx);
 }
 
-static uint32_t ev_ask(struct ev_peer *p, uint32_t cmd)
-{
-	chan_send(&p->to, cmd);
-	return chan_recv(&p->from);
-}
-
 static void case_each_opener(void)
 {
 	const char *path = case_file("events");
-	struct ev_peer a = { .path = path, .tag = "a" }, b = { .path = path, .tag = "b" };
+	struct peer a, b;
 	struct xqp_context *ctx = open_ctx();
 	struct xqp_async_event ev;
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_xrcd *x;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, path, O_CREAT, &x);
 	pid_t pa, pb;
 
 	CHECK(qp, "create");
@@ -104,7 +92,8 @@ static void case_each_opener(void)
 	EXPECT_INT("creator_type", ev.event_type, XQP_EVENT_COMM_EST);
 	xqp_ack_async_event(&ev);
 
-	chan_init(&a.to), chan_init(&a.from), chan_init(&b.to), chan_init(&b.from);
+	peer_init(&a, path, "a");
+	peer_init(&b, path, "b");
 	pa = spawn(ev_opener, &a);
 	pb = spawn(ev_opener, &b);
 	chan_send(&a.to, qp->qp_num);
@@ -113,20 +102,20 @@ static void case_each_opener(void)
 	EXPECT_INT("b_open", chan_recv(&b.from), 0);
 
 	EXPECT("raise_fatal", raise_event(qp, XQP_EVENT_QP_FATAL), 0);
-	EXPECT_INT("a_gets_one", ev_ask(&a, 1), XQP_EVENT_QP_FATAL);
-	EXPECT_INT("b_gets_one", ev_ask(&b, 1), XQP_EVENT_QP_FATAL);
+	EXPECT_INT("a_gets_one", peer_ask(&a, 1), XQP_EVENT_QP_FATAL);
+	EXPECT_INT("b_gets_one", peer_ask(&b, 1), XQP_EVENT_QP_FATAL);
 	EXPECT("creator_gets_one", get_event(ctx, &ev, 5000), 0);
 	EXPECT_INT("creator_fatal", ev.event_type, XQP_EVENT_QP_FATAL);
 	xqp_ack_async_event(&ev);
-	EXPECT_INT("a_no_second", ev_ask(&a, 2), 0);
-	EXPECT_INT("b_no_second", ev_ask(&b, 2), 0);
+	EXPECT_INT("a_no_second", peer_ask(&a, 2), 0);
+	EXPECT_INT("b_no_second", peer_ask(&b, 2), 0);
 	EXPECT("creator_no_second", get_event(ctx, &ev, 300), ETIMEDOUT);
 
 	/* a closes its handle: it hears nothing more, the others do */
-	EXPECT_INT("a_destroy", ev_ask(&a, 3), 0);
+	EXPECT_INT("a_destroy", peer_ask(&a, 3), 0);
 	EXPECT("raise_access", raise_event(qp, XQP_EVENT_QP_ACCESS_ERR), 0);
-	EXPECT_INT("a_nothing", ev_ask(&a, 2), 0);
-	EXPECT_INT("b_gets_access", ev_ask(&b, 1), XQP_EVENT_QP_ACCESS_ERR);
+	EXPECT_INT("a_nothing", peer_ask(&a, 2), 0);
+	EXPECT_INT("b_gets_access", peer_ask(&b, 1), XQP_EVENT_QP_ACCESS_ERR);
 	EXPECT("creator_gets_access", get_event(ctx, &ev, 5000), 0);
 	xqp_ack_async_event(&ev);
 
@@ -142,7 +131,7 @@ static void case_each_opener(void)
 		EXPECT("creator_reopens", err, 0);
 		if (h) {
 			EXPECT("raise_via_new_handle", raise_event(h, XQP_EVENT_PATH_MIG), 0);
-			EXPECT_INT("b_gets_mig", ev_ask(&b, 1), XQP_EVENT_PATH_MIG);
+			EXPECT_INT("b_gets_mig", peer_ask(&b, 1), XQP_EVENT_PATH_MIG);
 			EXPECT("new_handle_gets_mig", get_event(ctx, &ev, 5000), 0);
 			CHECK(ev.element.qp == h, "new handle event names %p", (void *)ev.element.qp);
 			xqp_ack_async_event(&ev);
@@ -160,10 +149,8 @@ static void case_destroy_counts(void)
 	struct xqp_context *ctx = open_ctx();
 	struct xqp_async_event ev;
 	int err, i;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
-	struct ib_uverbs_destroy_qp_resp r;
-	struct ib_uverbs_destroy_qp d = { .response = (uintptr_t)&r };
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, NULL);
+	uint32_t reported;
 
 	CHECK(qp, "create");
 	if (!qp)
@@ -176,10 +163,8 @@ static void case_destroy_counts(void)
 		EXPECT("read", get_event(ctx, &ev, 5000), 0);
 		xqp_ack_async_event(&ev);
 	}
-	d.qp_handle = qp->handle;
-	EXPECT("destroy", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &d, sizeof(d), -1,
-				  sizeof(r) / 4), 0);
-	EXPECT_INT("events_reported", r.events_reported, 2);
+	EXPECT("destroy", destroy_qp_raw(ctx->cmd_fd, qp->handle, &reported), 0);
+	EXPECT_INT("events_reported", reported, 2);
 	/* the third event went with the handle */
 	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
 	EXPECT("queue_empty", xqp_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
@@ -193,8 +178,7 @@ static void case_async_fd(void)
 	struct ib_uverbs_async_event_desc desc, descs[2];
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, NULL);
 	char small[8];
 
 	CHECK(qp, "create");
@@ -221,11 +205,7 @@ static void case_async_fd(void)
 	{
 		struct xqp_pd *pd = xqp_alloc_pd(ctx);
 		struct xqp_cq *cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
-		struct xqp_qp_init_attr_ex qa = {
-			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
-			.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
-		};
-		struct xqp_qp *rc = xqp_create_qp_ex(ctx, &qa);
+		struct xqp_qp *rc = create_rc(ctx, pd, cq);
 		struct xqp_async_event ev;
 
 		CHECK(rc, "rc");
@@ -245,9 +225,8 @@ static void case_queue_bound(void)
 {
 	struct xqp_context *ctx = open_ctx();
 	struct ib_uverbs_async_event_desc desc;
-	int err, n = 0;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	int n = 0;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, NULL);
 	unsigned int max = 4096;
 	char path[64], line[128];
 	FILE *f;

@@ -33,27 +33,12 @@ static int create_qp_raw(int fd, uint8_t type, uint32_t pd, uint32_t scq, uint32
 	return raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), -1, sizeof(*r) / 4);
 }
 
-static int destroy_qp_raw(int fd, uint32_t h)
-{
-	struct ib_uverbs_destroy_qp_resp r;
-	struct ib_uverbs_destroy_qp c = { .response = (uintptr_t)&r, .qp_handle = h };
-
-	return raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &c, sizeof(c), -1, sizeof(r) / 4);
-}
-
 static int destroy_cq_raw(int fd, uint32_t h)
 {
 	struct ib_uverbs_destroy_cq_resp r;
 	struct ib_uverbs_destroy_cq c = { .response = (uintptr_t)&r, .cq_handle = h };
 
 	return raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &c, sizeof(c), -1, sizeof(r) / 4);
-}
-
-static int dealloc_pd_raw(int fd, uint32_t h)
-{
-	struct ib_uverbs_dealloc_pd c = { .pd_handle = h };
-
-	return raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &c, sizeof(c), -1, 0);
 }
 
 static int close_xrcd_raw(int fd, uint32_t h)
@@ -103,8 +88,6 @@ static void case_bad_handles(void)
 	struct ib_uverbs_create_qp_resp r;
 	struct xqp_qp_attr a = { 0 };
 	struct xqp_qp fake = { .context = ctx, .handle = 777 };
-	struct ib_uverbs_query_qp_resp qr;
-	struct ib_uverbs_query_qp q = { .response = (uintptr_t)&qr, .qp_handle = 777 };
 
 	CHECK(pd && cq, "setup");
 	if (!pd || !cq)
@@ -113,7 +96,7 @@ static void case_bad_handles(void)
 	EXPECT("dealloc_max", dealloc_pd_raw(fd, 0xffffffffU), ENOENT);
 	EXPECT("dealloc_cq_as_pd", dealloc_pd_raw(fd, cq->handle), EINVAL);
 	EXPECT("destroy_pd_as_cq", destroy_cq_raw(fd, pd->handle), EINVAL);
-	EXPECT("destroy_cq_as_qp", destroy_qp_raw(fd, cq->handle), EINVAL);
+	EXPECT("destroy_cq_as_qp", destroy_qp_raw(fd, cq->handle, NULL), EINVAL);
 	EXPECT("close_pd_as_xrcd", close_xrcd_raw(fd, pd->handle), EINVAL);
 	EXPECT("qp_pd_is_cq", create_qp_raw(fd, XQP_QPT_RC, cq->handle, cq->handle,
 					    cq->handle, 0, 0, &r), EINVAL);
@@ -127,8 +110,7 @@ static void case_bad_handles(void)
 					   cq->handle, 1, 97, &r), ENOENT);
 	EXPECT("qp_srq_is_pd", create_qp_raw(fd, XQP_QPT_RC, pd->handle, cq->handle,
 					     cq->handle, 1, pd->handle, &r), EINVAL);
-	EXPECT("query_unknown", raw_cmd(fd, IB_USER_VERBS_CMD_QUERY_QP, &q, sizeof(q), -1,
-					sizeof(qr) / 4), ENOENT);
+	EXPECT("query_unknown", query_qp_raw(fd, 777, NULL), ENOENT);
 	a.qp_state = XQP_QPS_INIT;
 	EXPECT("modify_unknown", xqp_modify_qp(&fake, &a, XQP_QP_STATE), ENOENT);
 	/* destroyed handles are unknown */
@@ -171,17 +153,17 @@ static void case_qp_types(void)
 			acc_token(n, "%u/%u/%u/%u", r.max_send_wr, r.max_recv_wr,
 				  r.max_send_sge, r.max_recv_sge);
 			snprintf(n, sizeof(n), "destroy_%s", types[i].n);
-			EXPECT(n, destroy_qp_raw(fd, r.qp_handle), 0);
+			EXPECT(n, destroy_qp_raw(fd, r.qp_handle, NULL), 0);
 		}
 	}
 	EXPECT("create_tgt", create_qp_raw(fd, XQP_QPT_XRC_RECV, x->handle, 0, 0, 0, 0, &r), 0);
 	acc_token("caps_tgt", "%u/%u/%u/%u", r.max_send_wr, r.max_recv_wr, r.max_send_sge,
 		  r.max_recv_sge);
-	EXPECT("destroy_tgt", destroy_qp_raw(fd, r.qp_handle), 0);
+	EXPECT("destroy_tgt", destroy_qp_raw(fd, r.qp_handle, NULL), 0);
 	/* CQ and SRQ fields of an XRC target are not looked at */
 	EXPECT("tgt_ignores_cqs", create_qp_raw(fd, XQP_QPT_XRC_RECV, x->handle, 555, 556,
 						1, 557, &r), 0);
-	EXPECT("destroy_tgt2", destroy_qp_raw(fd, r.qp_handle), 0);
+	EXPECT("destroy_tgt2", destroy_qp_raw(fd, r.qp_handle, NULL), 0);
 	EXPECT("tgt_pd_handle", create_qp_raw(fd, XQP_QPT_XRC_RECV, pd->handle, 0, 0, 0, 0,
 					      &r), EINVAL);
 	EXPECT("tgt_unknown_xrcd", create_qp_raw(fd, XQP_QPT_XRC_RECV, 4444, 0, 0, 0, 0,
@@ -240,8 +222,8 @@ static void case_modify_query(void)
 {
 	struct xqp_context *ctx = open_ctx();
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_xrcd *x;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, &x);
 	struct xqp_qp *h2;
 	struct xqp_qp_attr a, q;
 	struct xqp_qp_init_attr init;
@@ -389,14 +371,11 @@ static void case_sq_sig_all(void)
 			.max_recv_wr = 1, .max_recv_sge = 1,
 		};
 		struct ib_uverbs_query_qp_resp qr;
-		struct ib_uverbs_query_qp qq = { .response = (uintptr_t)&qr };
 
 		EXPECT("raw_create_sig_2", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &c,
 						   sizeof(c), -1, sizeof(r) / 4), 0);
-		qq.qp_handle = r.qp_handle;
 		memset(&qr, 0xa5, sizeof(qr));
-		EXPECT("raw_query", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_QP, &qq,
-					    sizeof(qq), -1, sizeof(qr) / 4), 0);
+		EXPECT("raw_query", query_qp_raw(ctx->cmd_fd, r.qp_handle, &qr), 0);
 		EXPECT_INT("raw_sq_sig_all", qr.sq_sig_all, 1);
 	}
 	xqp_close_device(ctx);
@@ -589,27 +568,13 @@ static void case_close_cleanup(void)
 		return;
 	/* objects created in an order that needs the retry to tear down */
 	for (i = 0; i < 4; i++) {
-		struct xqp_qp_init_attr_ex qa = {
-			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
-			.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
-		};
-
-		CHECK(xqp_create_qp_ex(ctx, &qa), "rc %d", i);
+		CHECK(create_rc(ctx, pd, cq), "rc %d", i);
 		tgt = create_tgt(ctx, i & 1 ? x : x2);
 		CHECK(tgt, "tgt %d", i);
 		if (tgt)
 			CHECK(open_tgt(ctx, i & 1 ? x2 : x, tgt->qp_num, &err), "open %d", i);
 	}
-	{
-		struct xqp_srq_init_attr_ex sa = {
-			.attr = { .max_wr = 4, .max_sge = 1 },
-			.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
-				     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
-			.srq_type = XQP_SRQT_XRC, .pd = pd, .xrcd = x2, .cq = cq,
-		};
-
-		CHECK(xqp_create_srq_ex(ctx, &sa), "srq");
-	}
+	CHECK(create_xrc_srq(ctx, pd, x2, cq), "srq");
 	/* a PD created last but used by nothing, an XRCD opened last */
 	CHECK(xqp_alloc_pd(ctx), "pd2");
 	CHECK(open_xrcd_path(ctx, path, 0, &err), "x3");
@@ -632,9 +597,7 @@ static void unprivileged(void *arg)
 	struct xqp_qp_attr a = { 0 };
 	struct xqp_pd *pd;
 	struct xqp_cq *cq;
-	struct xqp_xrcd *x;
 	struct xqp_qp *qp;
-	int err;
 
 	(void)arg;
 	if (syscall(SYS_capset, &hdr, data)) {
@@ -649,8 +612,7 @@ static void unprivileged(void *arg)
 		return;
 	EXPECT("raw_packet", create_qp_raw(ctx->cmd_fd, 8, pd->handle, cq->handle,
 					   cq->handle, 0, 0, &r), EPERM);
-	x = open_xrcd_path(ctx, NULL, 0, &err);
-	qp = x ? create_tgt(ctx, x) : NULL;
+	qp = open_xrcd_tgt(ctx, NULL, 0, NULL);
 	CHECK(qp, "tgt");
 	if (!qp)
 		return;

@@ -56,7 +56,6 @@ static void case_removal(void)
 	struct reader_arg r = { .path = case_file("removal") };
 	struct xqp_context *ctx = open_ctx(), *idle = open_ctx();
 	struct ib_uverbs_query_device_resp qd;
-	struct ib_uverbs_query_device qc = { .response = (uintptr_t)&qd };
 	struct pollfd p;
 	char cmd[256];
 	int err, fd;
@@ -66,18 +65,8 @@ static void case_removal(void)
 	struct xqp_cq *cq = xqp_create_cq(ctx, 8, NULL, NULL, 0);
 	struct xqp_qp *tgt = x ? create_tgt(ctx, x) : NULL;
 	struct xqp_qp *tgt2 = priv ? create_tgt(ctx, priv) : NULL;
-	struct xqp_qp_init_attr_ex qa = {
-		.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd, .send_cq = cq,
-		.cap = { .max_send_wr = 1, .max_send_sge = 1 },
-	};
-	struct xqp_qp *rc = pd && cq ? xqp_create_qp_ex(ctx, &qa) : NULL;
-	struct xqp_srq_init_attr_ex sa = {
-		.attr = { .max_wr = 4, .max_sge = 1 },
-		.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
-			     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
-		.srq_type = XQP_SRQT_XRC, .pd = pd, .xrcd = x, .cq = cq,
-	};
-	struct xqp_srq *srq = xqp_create_srq_ex(ctx, &sa);
+	struct xqp_qp *rc = pd && cq ? create_rc(ctx, pd, cq) : NULL;
+	struct xqp_srq *srq = create_xrc_srq(ctx, pd, x, cq);
 	struct xqp_qp_attr a = { 0 };
 	pid_t rp;
 
@@ -95,13 +84,11 @@ static void case_removal(void)
 	EXPECT_INT("rmmod", run(cmd), 0);
 
 	/* every later command: EIO */
-	EXPECT("query_device", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qc,
-				       sizeof(qc), -1, sizeof(qd) / 4), EIO);
+	EXPECT("query_device", query_device_raw(ctx->cmd_fd, &qd), EIO);
 	EXPECT("alloc_pd", PERR(xqp_alloc_pd(ctx)), EIO);
 	a.qp_state = XQP_QPS_INIT;
 	EXPECT("modify", xqp_modify_qp(tgt, &a, XQP_QP_STATE), EIO);
-	EXPECT("idle_file_cmd", raw_cmd(idle->cmd_fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qc,
-					sizeof(qc), -1, sizeof(qd) / 4), EIO);
+	EXPECT("idle_file_cmd", query_device_raw(idle->cmd_fd, &qd), EIO);
 	/* async fd: DEVICE_FATAL, then EIO; poll says error once drained */
 	{
 		struct xqp_async_event ev;

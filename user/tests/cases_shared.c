@@ -13,20 +13,6 @@
 
 #include "acc.h"
 
-struct peer {
-	const char *path;	/* the XRCD's file */
-	struct chan to, from;	/* parent -> child, child -> parent */
-	const char *tag;
-};
-
-static void peer_init(struct peer *p, const char *path, const char *tag)
-{
-	p->path = path;
-	p->tag = tag;
-	chan_init(&p->to);
-	chan_init(&p->from);
-}
-
 static void tok(const struct peer *p, const char *what, int err)
 {
 	char n[64];
@@ -86,12 +72,6 @@ static void opener(void *arg)
 	xqp_close_device(ctx);
 }
 
-static uint32_t ask(struct peer *p, uint32_t cmd)
-{
-	chan_send(&p->to, cmd);
-	return chan_recv(&p->from);
-}
-
 /* Creator + two openers in three processes; every handle is equal. */
 static void case_three_processes(void)
 {
@@ -99,8 +79,8 @@ static void case_three_processes(void)
 	struct peer a, b;
 	struct xqp_context *ctx = open_ctx();
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_xrcd *x;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, path, O_CREAT, &x);
 	uint32_t qpn;
 	pid_t pa, pb;
 
@@ -119,12 +99,12 @@ static void case_three_processes(void)
 
 	/* the creator's destroy just closes its handle */
 	EXPECT("creator_destroy", xqp_destroy_qp(qp), 0);
-	EXPECT_INT("a_modify", ask(&a, 1), 0);
-	EXPECT_INT("b_sees_init", ask(&b, 2), XQP_QPS_INIT);
-	EXPECT_INT("a_destroy", ask(&a, 3), 0);
-	EXPECT_INT("b_still_sees", ask(&b, 2), XQP_QPS_INIT);
-	EXPECT_INT("b_reopens", ask(&b, 4), 0);	/* b now holds two handles */
-	EXPECT_INT("b_destroy_one", ask(&b, 3), 0);
+	EXPECT_INT("a_modify", peer_ask(&a, 1), 0);
+	EXPECT_INT("b_sees_init", peer_ask(&b, 2), XQP_QPS_INIT);
+	EXPECT_INT("a_destroy", peer_ask(&a, 3), 0);
+	EXPECT_INT("b_still_sees", peer_ask(&b, 2), XQP_QPS_INIT);
+	EXPECT_INT("b_reopens", peer_ask(&b, 4), 0);	/* b now holds two handles */
+	EXPECT_INT("b_destroy_one", peer_ask(&b, 3), 0);
 	EXPECT("creator_can_reopen", PERR(qp = open_tgt(ctx, x, qpn, &err)), 0);
 	if (qp)
 		EXPECT("creator_destroy_again", xqp_destroy_qp(qp), 0);
@@ -149,9 +129,7 @@ static void creator(void *arg)
 {
 	struct creator_arg *c = arg;
 	struct xqp_context *ctx = open_ctx();
-	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, c->path, O_CREAT, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, c->path, O_CREAT, NULL);
 	struct xqp_qp_attr a = { .qp_state = XQP_QPS_INIT, .port_num = 1 };
 
 	CHECK(qp, "creator: %s", errname(errno));
@@ -239,12 +217,8 @@ static void churn(void *arg)
 	for (unsigned int i = 0;; i++) {
 		struct xqp_qp *q = create_tgt(ctx, x);
 		struct xqp_qp *o = q ? open_tgt(ctx, x, q->qp_num, &err) : NULL;
-		struct xqp_qp_init_attr_ex qa = {
-			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
-			.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
-		};
 
-		if (!q || !o || !xqp_create_qp_ex(ctx, &qa))
+		if (!q || !o || !create_rc(ctx, pd, cq))
 			exit(4);
 		if (i % 3 == 0)
 			xqp_destroy_qp(q);
@@ -312,9 +286,7 @@ static void case_fork_shares_file(void)
 	struct third_arg t = { .path = case_file("fork") };
 	struct fork_arg f;
 	struct xqp_context *ctx = open_ctx();
-	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, t.path, O_CREAT, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, t.path, O_CREAT, NULL);
 	pid_t child;
 
 	CHECK(qp, "create");
@@ -358,24 +330,6 @@ struct stress {
 	unsigned int seed;
 };
 
-static int raw_destroy(struct xqp_context *ctx, uint32_t h)
-{
-	struct ib_uverbs_destroy_qp_resp r;
-	struct ib_uverbs_destroy_qp d = { .response = (uintptr_t)&r, .qp_handle = h };
-
-	return raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &d, sizeof(d), -1,
-		       sizeof(r) / 4);
-}
-
-static int raw_query(struct xqp_context *ctx, uint32_t h)
-{
-	struct ib_uverbs_query_qp_resp r;
-	struct ib_uverbs_query_qp q = { .response = (uintptr_t)&r, .qp_handle = h };
-
-	return raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_QP, &q, sizeof(q), -1,
-		       sizeof(r) / 4);
-}
-
 static void *stress_thread(void *arg)
 {
 	struct stress *s = arg;
@@ -401,10 +355,10 @@ static void *stress_thread(void *arg)
 			break;
 		}
 		case 1:
-			err = raw_destroy(s->ctx, h);
+			err = destroy_qp_raw(s->ctx->cmd_fd, h, NULL);
 			break;
 		case 2:
-			err = raw_query(s->ctx, h);
+			err = query_qp_raw(s->ctx->cmd_fd, h, NULL);
 			break;
 		case 3: {
 			struct xqp_qp fake = { .context = s->ctx, .handle = h };

@@ -156,11 +156,7 @@ static void case_open_qp_rules(void)
 	/* an opened handle on a non-shareable QP type is not possible either */
 	{
 		struct xqp_cq *cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
-		struct xqp_qp_init_attr_ex qa = {
-			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
-			.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
-		};
-		struct xqp_qp *rc = cq ? xqp_create_qp_ex(ctx, &qa) : NULL;
+		struct xqp_qp *rc = cq ? create_rc(ctx, pd, cq) : NULL;
 
 		CHECK(rc, "rc");
 		if (rc) {
@@ -179,14 +175,8 @@ static void case_open_qp_rules(void)
 			EXPECT("destroy_h", xqp_destroy_qp(h), 0);
 	}
 	/* the raw-opened handle above is the last one now */
-	{
-		struct ib_uverbs_destroy_qp_resp dr;
-		struct ib_uverbs_destroy_qp d = { .response = (uintptr_t)&dr, .qp_handle = raw_h };
-
-		EXPECT("destroy_last", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &d,
-					       sizeof(d), -1, sizeof(dr) / 4), 0);
-		EXPECT("open_after_last", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
-	}
+	EXPECT("destroy_last", destroy_qp_raw(ctx->cmd_fd, raw_h, NULL), 0);
+	EXPECT("open_after_last", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
 	xqp_close_device(ctx);
 }
 
@@ -196,9 +186,8 @@ static void case_lib_comp_mask(void)
 	struct xqp_context *ctx = open_ctx();
 	struct xqp_xrcd_init_attr ia = { .fd = -1, .oflags = 0 };
 	struct xqp_qp_open_attr oa = { 0 };
-	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_qp *qp = x ? create_tgt(ctx, x) : NULL;
+	struct xqp_xrcd *x;
+	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, &x);
 
 	CHECK(qp, "setup");
 	if (!qp)
