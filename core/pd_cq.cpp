@@ -48,7 +48,7 @@ extern "C" struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
 					    cq->context = cq_context;
 					    cq->cqe = cqe;
 					    return dev->ops->create_cq(dev->drv, cqe, &cq->drv,
-								       &cq->cqe);
+								       &cq->cqe, cq);
 				    });
 }
 
@@ -65,6 +65,29 @@ extern "C" struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
 extern "C" int xqp_cq_cqe(const struct xqp_cq *cq)
 {
 	return cq->cqe;
+}
+
+/**
+ * xqp_cq_event - report an async event on a CQ (driver side).
+ * @core_cq: the cookie create_cq was given.
+ * @type: the event (XQP_EVENT_CQ_ERR).
+ *
+ * Calls the handler xqp_create_cq() registered, if any, once, with
+ * element.cq set to @core_cq, as Linux drivers call ib_cq->event_handler.
+ * The driver must not call it for a CQ whose destroy_cq has returned.
+ *
+ * Context: any; the handler runs in the caller's (atomic) context.
+ */
+extern "C" void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type)
+{
+	xqp_event ev = {};
+
+	if (!core_cq->handler)
+		return;
+	ev.device = core_cq->dev;
+	ev.event = type;
+	ev.element.cq = core_cq;
+	core_cq->handler(&ev, core_cq->context);
 }
 
 /**

@@ -50,7 +50,7 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 			return dev->ops->create_srq(dev->drv, pd->drv,
 						    xrc ? s->xrcd->drv : nullptr,
 						    xrc ? s->cq->drv : nullptr, attr,
-						    &s->drv, &s->srq_num);
+						    &s->drv, &s->srq_num, s);
 		});
 	if (!xqp_is_err(srq))
 		srq_uses(pd, srq->cq, srq->xrcd, true);
@@ -71,6 +71,31 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 extern "C" xqp_u32 xqp_srq_num(const struct xqp_srq *srq)
 {
 	return srq->srq_num;
+}
+
+/**
+ * xqp_srq_event - report an async event on an SRQ (driver side).
+ * @core_srq: the cookie create_srq was given.
+ * @type: the event (XQP_EVENT_SRQ_ERR, XQP_EVENT_SRQ_LIMIT_REACHED).
+ *
+ * Calls the handler xqp_create_srq() registered (srq_init_attr's
+ * event_handler), if any, once, with element.srq set to @core_srq, as Linux
+ * drivers call ib_srq->event_handler. A QP's LAST_WQE_REACHED is a QP event
+ * (xqp_qp_event()). The driver must not call it for an SRQ whose
+ * destroy_srq has returned.
+ *
+ * Context: any; the handler runs in the caller's (atomic) context.
+ */
+extern "C" void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type)
+{
+	xqp_event ev = {};
+
+	if (!core_srq->handler)
+		return;
+	ev.device = core_srq->dev;
+	ev.event = type;
+	ev.element.srq = core_srq;
+	core_srq->handler(&ev, core_srq->context);
 }
 
 /**

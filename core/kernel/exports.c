@@ -10,6 +10,8 @@
 EXPORT_SYMBOL_GPL(xqp_register_device);
 EXPORT_SYMBOL_GPL(xqp_unregister_device);
 EXPORT_SYMBOL_GPL(xqp_qp_event);
+EXPORT_SYMBOL_GPL(xqp_cq_event);
+EXPORT_SYMBOL_GPL(xqp_srq_event);
 EXPORT_SYMBOL_GPL(xqp_query_device);
 EXPORT_SYMBOL_GPL(xqp_query_port);
 EXPORT_SYMBOL_GPL(xqp_device_name);

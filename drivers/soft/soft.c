@@ -10,7 +10,9 @@
  * counts and both number tables; each QP's own lock protects its state and
  * attributes. The two are never held together. Nothing allocates or frees
  * under a spinlock. Fault injection and call counts use atomics. Events are
- * delivered under no soft lock: a QP's event_refs keeps it alive meanwhile.
+ * delivered under no soft lock: a QP's, CQ's or SRQ's event_refs keeps it
+ * alive meanwhile, and its destroy op waits for them to drop to zero after
+ * making it unreachable (QPs and SRQs by number, CQs on soft->cqs).
  *
  * Numbers (QP numbers, SRQ numbers) come from a two-level table covering the
  * 24-bit space: 4096 leaves of 4096 object pointers (32 KiB each), allocated
@@ -74,10 +76,11 @@ struct xqp_soft {
 	struct xqp_soft_limits lim;
 	xqp_u64 node_guid;
 
-	struct xqp_spinlock lock;	/* counts, qpns, srqns */
+	struct xqp_spinlock lock;	/* counts, qpns, srqns, cqs */
 	struct xqp_soft_counts counts;
 	struct soft_numtab qpns;
 	struct soft_numtab srqns;
+	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
 
 	struct soft_inject inject[XQP_SOFT_OP_COUNT];
 	xqp_u64 calls[XQP_SOFT_OP_COUNT];
@@ -91,12 +94,17 @@ struct soft_obj {
 struct soft_cq {
 	struct soft_obj obj;
 	int cqe;
+	struct xqp_cq *core_cq;
+	int event_refs;			/* events being delivered */
+	struct soft_cq *next, **pprev;	/* soft->cqs, soft->lock */
 };
 
 struct soft_srq {
 	struct soft_obj obj;
 	enum xqp_srq_type type;
 	xqp_u32 srq_num;
+	struct xqp_srq *core_srq;
+	int event_refs;			/* events being delivered */
 	struct xqp_srq_attr attr;
 	void *pd;
 	void *xrcd;
@@ -537,10 +545,12 @@ static xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
 }
 
 /* A ring of 2^k - 1 >= @cqe entries (up to max_cqe), as rxe_cq_from_init(). */
-static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe)
+static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe,
+			  struct xqp_cq *core_cq)
 {
 	struct xqp_soft *soft = drv;
 	struct soft_cq *cq;
+	unsigned long flags;
 	int err;
 
 	err = soft_enter(soft, XQP_SOFT_OP_CREATE_CQ);
@@ -552,6 +562,14 @@ static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe)
 	if (xqp_is_err(cq))
 		return (int)xqp_ptr_err(cq);
 	cq->cqe = (int)soft_grant_wr((xqp_u32)cqe, soft->lim.max_cqe);
+	cq->core_cq = core_cq;
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	cq->next = soft->cqs;
+	if (cq->next)
+		cq->next->pprev = &cq->next;
+	cq->pprev = &soft->cqs;
+	soft->cqs = cq;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	*drv_cq = cq;
 	*granted_cqe = cq->cqe;
 	return 0;
@@ -560,6 +578,8 @@ static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe)
 static int soft_destroy_cq(void *drv, void *drv_cq)
 {
 	struct xqp_soft *soft = drv;
+	struct soft_cq *cq = drv_cq;
+	unsigned long flags;
 	int err;
 
 	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_CQ);
@@ -567,6 +587,14 @@ static int soft_destroy_cq(void *drv, void *drv_cq)
 		return err;
 	if (!soft_owns(soft, drv_cq))
 		return -XQP_EINVAL;
+	/* Unreachable for raise_cq_event; then wait out events on their way. */
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	*cq->pprev = cq->next;
+	if (cq->next)
+		cq->next->pprev = cq->pprev;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	while (__atomic_load_n(&cq->event_refs, __ATOMIC_ACQUIRE))
+		xqp_cpu_relax();
 	soft_obj_del(soft, drv_cq, &soft->counts.cq);
 	return 0;
 }
@@ -668,7 +696,8 @@ static int soft_check_srq(struct xqp_soft *soft, void *drv_pd, void *drv_xrcd,
 
 static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
 			   void *drv_cq, struct xqp_srq_init_attr *init,
-			   void **drv_srq, xqp_u32 *srq_num)
+			   void **drv_srq, xqp_u32 *srq_num,
+			   struct xqp_srq *core_srq)
 {
 	struct xqp_soft *soft = drv;
 	struct soft_srq *srq;
@@ -686,6 +715,7 @@ static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
 	if (!srq)
 		return -XQP_ENOMEM;
 	srq->obj.soft = soft;
+	srq->core_srq = core_srq;
 	srq->type = init->srq_type;
 	srq->pd = drv_pd;
 	if (init->srq_type == XQP_SRQT_XRC) {
@@ -725,7 +755,10 @@ static int soft_destroy_srq(void *drv, void *drv_srq)
 		return err;
 	if (!soft_owns(soft, srq))
 		return -XQP_EINVAL;
+	/* Unreachable by number; then wait out events already on their way. */
 	soft_num_remove(soft, &soft->srqns, &soft->counts.srq, srq->srq_num);
+	while (__atomic_load_n(&srq->event_refs, __ATOMIC_ACQUIRE))
+		xqp_cpu_relax();
 	xqp_free(srq);
 	return 0;
 }
@@ -1004,6 +1037,74 @@ int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
 	if (qp->core_qp)
 		xqp_qp_event(qp->core_qp, type);
 	__atomic_sub_fetch(&qp->event_refs, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/**
+ * xqp_soft_raise_srq_event - report an async event on an SRQ, as hardware would.
+ * @soft: the soft device.
+ * @srq_num: the SRQ's number (xqp_srq_num()).
+ * @type: the event (XQP_EVENT_SRQ_ERR, XQP_EVENT_SRQ_LIMIT_REACHED).
+ *
+ * Calls xqp_srq_event() with the core's cookie for the SRQ, under no soft
+ * lock; destroy_srq waits for events already on their way, as destroy_qp
+ * does, so none is in flight once it has returned.
+ *
+ * Context: any; xqp_srq_event() runs the handler in atomic context.
+ * Return: 0, or -EINVAL if no SRQ has that number.
+ */
+int xqp_soft_raise_srq_event(struct xqp_soft *soft, xqp_u32 srq_num,
+			     enum xqp_event_type type)
+{
+	struct soft_srq *srq;
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	srq = soft_numtab_find(&soft->srqns, srq_num);
+	if (srq)
+		__atomic_add_fetch(&srq->event_refs, 1, __ATOMIC_RELAXED);
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	if (!srq)
+		return -XQP_EINVAL;
+
+	if (srq->core_srq)
+		xqp_srq_event(srq->core_srq, type);
+	__atomic_sub_fetch(&srq->event_refs, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/**
+ * xqp_soft_raise_cq_event - report an async event on a CQ, as hardware would.
+ * @soft: the soft device.
+ * @core_cq: the core CQ (soft CQs have no number; this is the test handle).
+ * @type: the event (XQP_EVENT_CQ_ERR).
+ *
+ * Looks @core_cq up among the device's live CQs under the soft lock (the
+ * pointer is only compared, never followed, until it is found) and calls
+ * xqp_cq_event() under no soft lock; destroy_cq waits for events already on
+ * their way, so a stale or destroyed pointer gets -EINVAL, never a call.
+ *
+ * Context: any; xqp_cq_event() runs the handler in atomic context.
+ * Return: 0, or -EINVAL if @core_cq is no live CQ of @soft.
+ */
+int xqp_soft_raise_cq_event(struct xqp_soft *soft, struct xqp_cq *core_cq,
+			    enum xqp_event_type type)
+{
+	struct soft_cq *cq;
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	for (cq = soft->cqs; cq; cq = cq->next)
+		if (core_cq && cq->core_cq == core_cq)
+			break;
+	if (cq)
+		__atomic_add_fetch(&cq->event_refs, 1, __ATOMIC_RELAXED);
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	if (!cq)
+		return -XQP_EINVAL;
+
+	xqp_cq_event(cq->core_cq, type);
+	__atomic_sub_fetch(&cq->event_refs, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -84,6 +84,11 @@ void xqp_soft_inject(struct xqp_soft *soft, enum xqp_soft_op op, int err,
 xqp_u64 xqp_soft_op_calls(struct xqp_soft *soft, enum xqp_soft_op op);
 int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
 			    enum xqp_event_type type);
+int xqp_soft_raise_srq_event(struct xqp_soft *soft, xqp_u32 srq_num,
+			     enum xqp_event_type type);
+/* CQs have no number: the core CQ is the handle (-EINVAL unless live). */
+int xqp_soft_raise_cq_event(struct xqp_soft *soft, struct xqp_cq *core_cq,
+			    enum xqp_event_type type);
 /* Tests only: where the next QP number search starts (to reach the wrap). */
 void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next);
 

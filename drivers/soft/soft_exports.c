@@ -13,4 +13,6 @@ EXPORT_SYMBOL_GPL(xqp_soft_counts);
 EXPORT_SYMBOL_GPL(xqp_soft_inject);
 EXPORT_SYMBOL_GPL(xqp_soft_op_calls);
 EXPORT_SYMBOL_GPL(xqp_soft_raise_qp_event);
+EXPORT_SYMBOL_GPL(xqp_soft_raise_srq_event);
+EXPORT_SYMBOL_GPL(xqp_soft_raise_cq_event);
 EXPORT_SYMBOL_GPL(xqp_soft_set_qpn_cursor);

@@ -105,7 +105,7 @@ TEST_F(Core, CqReportsTheGrantedSize)
 namespace {
 
 /* A driver that grants exactly the request and leaves *granted_cqe alone. */
-int exact_create_cq(void *, int, void **drv_cq, int *)
+int exact_create_cq(void *, int, void **drv_cq, int *, xqp_cq *)
 {
 	static int token;
 

@@ -110,7 +110,7 @@ protected:
 	{
 		void *c = nullptr;
 		int g = cqe;
-		EXPECT_EQ(ops_->create_cq(soft_, cqe, &c, &g), 0);
+		EXPECT_EQ(ops_->create_cq(soft_, cqe, &c, &g, nullptr), 0);
 		if (granted)
 			*granted = g;
 		return c;
@@ -342,9 +342,9 @@ TEST_F(Soft, CqeValidated)
 {
 	void *c = nullptr;
 	int g = 77;
-	EXPECT_EQ(ops_->create_cq(soft_, 0, &c, &g), -XQP_EINVAL);
-	EXPECT_EQ(ops_->create_cq(soft_, -1, &c, &g), -XQP_EINVAL);
-	EXPECT_EQ(ops_->create_cq(soft_, 65537, &c, &g), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_cq(soft_, 0, &c, &g, nullptr), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_cq(soft_, -1, &c, &g, nullptr), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_cq(soft_, 65537, &c, &g, nullptr), -XQP_EINVAL);
 	EXPECT_EQ(g, 77) << "a failed create reports nothing";
 	EXPECT_EQ(counts().cq, 0u);
 	void *c1 = cq(1), *c2 = cq(65536);
@@ -380,7 +380,7 @@ TEST_F(Soft, SrqValidatedAndGranted)
 	xqp_srq_init_attr init = {};
 	init.srq_type = XQP_SRQT_BASIC;
 	init.attr = { 100, 0, 7 };
-	ASSERT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &init, &s1, &n1), 0);
+	ASSERT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &init, &s1, &n1, nullptr), 0);
 	EXPECT_GE(init.attr.max_wr, 100u);
 	EXPECT_LE(init.attr.max_wr, 16384u);
 	EXPECT_GE(init.attr.max_sge, 1u);
@@ -391,9 +391,9 @@ TEST_F(Soft, SrqValidatedAndGranted)
 	xqp_srq_init_attr xinit = {};
 	xinit.srq_type = XQP_SRQT_XRC;
 	xinit.attr = { 16, 27, 0 };
-	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, c, &xinit, &bad, &nb), -XQP_EINVAL);
-	EXPECT_EQ(ops_->create_srq(soft_, p, x, nullptr, &xinit, &bad, &nb), -XQP_EINVAL);
-	ASSERT_EQ(ops_->create_srq(soft_, p, x, c, &xinit, &s2, &n2), 0);
+	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, c, &xinit, &bad, &nb, nullptr), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_srq(soft_, p, x, nullptr, &xinit, &bad, &nb, nullptr), -XQP_EINVAL);
+	ASSERT_EQ(ops_->create_srq(soft_, p, x, c, &xinit, &s2, &n2, nullptr), 0);
 	EXPECT_GE(xinit.attr.max_wr, 16u);
 	EXPECT_EQ(xinit.attr.max_sge, 27u);
 	EXPECT_NE(n2, n1);
@@ -403,15 +403,15 @@ TEST_F(Soft, SrqValidatedAndGranted)
 	xqp_srq_init_attr over = {};
 	over.srq_type = XQP_SRQT_BASIC;
 	over.attr = { 0, 1, 0 };
-	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &over, &bad, &nb), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &over, &bad, &nb, nullptr), -XQP_EINVAL);
 	over.attr = { 16385, 1, 0 };
-	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &over, &bad, &nb), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &over, &bad, &nb, nullptr), -XQP_EINVAL);
 	over.attr = { 16, 28, 0 };
-	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &over, &bad, &nb), -XQP_EINVAL);
+	EXPECT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &over, &bad, &nb, nullptr), -XQP_EINVAL);
 	EXPECT_EQ(over.attr.max_wr, 16u);
 	EXPECT_EQ(over.attr.max_sge, 28u);
 	over.attr = { 16, 1, 0 };
-	EXPECT_EQ(ops_->create_srq(soft_, nullptr, nullptr, nullptr, &over, &bad, &nb),
+	EXPECT_EQ(ops_->create_srq(soft_, nullptr, nullptr, nullptr, &over, &bad, &nb, nullptr),
 		  -XQP_EINVAL);
 	EXPECT_EQ(counts().srq, 2u);
 
@@ -916,7 +916,7 @@ protected:
 			  &xqp_soft_counts::cq,
 			  [=](void **out) {
 				  int g = 8;
-				  return o->create_cq(s, 8, out, &g);
+				  return o->create_cq(s, 8, out, &g, nullptr);
 			  },
 			  [=](void *d) { return o->destroy_cq(s, d); } },
 			{ "xrcd", XQP_SOFT_OP_ALLOC_XRCD, XQP_SOFT_OP_DEALLOC_XRCD,
@@ -929,7 +929,7 @@ protected:
 				  xqp_srq_init_attr init = {};
 				  xqp_u32 num;
 				  init.attr.max_wr = 4;
-				  return o->create_srq(s, p, nullptr, nullptr, &init, out, &num);
+				  return o->create_srq(s, p, nullptr, nullptr, &init, out, &num, nullptr);
 			  },
 			  [=](void *d) { return o->destroy_srq(s, d); } },
 			{ "qp", XQP_SOFT_OP_CREATE_QP, XQP_SOFT_OP_DESTROY_QP,

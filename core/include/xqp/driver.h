@@ -14,8 +14,11 @@
  *    the core keeps it usable;
  *  - modify_qp validates the transition with xqp_modify_qp_is_ok(), as Linux
  *    drivers call ib_modify_qp_is_ok();
- *  - async events are reported with xqp_qp_event() from any context, and
- *    never for a QP whose destroy_qp has returned (none may be in flight).
+ *  - async events are reported with xqp_qp_event(), xqp_cq_event() and
+ *    xqp_srq_event() from any context (no sleeping), with the core cookie
+ *    the create op was given, and never for an object whose destroy op has
+ *    returned (none may be in flight then); a create op that fails must not
+ *    have reported any.
  */
 #ifndef XQP_DRIVER_H
 #define XQP_DRIVER_H
@@ -59,19 +62,22 @@ struct xqp_device_ops {
 	 * A CQ of at least @cqe entries. *granted_cqe holds @cqe on entry; a
 	 * driver that grants more (rxe rounds up to 2^k - 1) stores its size
 	 * there, as a Linux driver sets ib_cq->cqe. xqp_cq_cqe() reports it.
+	 * @core_cq is the cookie for xqp_cq_event().
 	 */
-	int (*create_cq)(void *drv, int cqe, void **drv_cq, int *granted_cqe);
+	int (*create_cq)(void *drv, int cqe, void **drv_cq, int *granted_cqe,
+			 struct xqp_cq *core_cq);
 	int (*destroy_cq)(void *drv, void *drv_cq);
 	int (*alloc_xrcd)(void *drv, void **drv_xrcd);
 	int (*dealloc_xrcd)(void *drv, void *drv_xrcd);
 	/*
 	 * attr->attr is rewritten to what is granted; *srq_num gets the SRQ's
 	 * 24-bit number (XRC SRQs: the one senders address; 0 on entry, a
-	 * driver that does not number basic SRQs may leave it).
+	 * driver that does not number basic SRQs may leave it). @core_srq is
+	 * the cookie for xqp_srq_event().
 	 */
 	int (*create_srq)(void *drv, void *drv_pd, void *drv_xrcd, void *drv_cq,
 			  struct xqp_srq_init_attr *attr, void **drv_srq,
-			  xqp_u32 *srq_num);
+			  xqp_u32 *srq_num, struct xqp_srq *core_srq);
 	int (*destroy_srq)(void *drv, void *drv_srq);
 	int (*create_qp)(void *drv, const struct xqp_drv_qp_create *req,
 			 struct xqp_drv_qp_created *out);
@@ -120,6 +126,8 @@ void *xqp_get_client_data(struct xqp_device *dev, struct xqp_client *client);
 
 /* Async events from the driver; callable from any context (no sleeping). */
 void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type);
+void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type);
+void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type);
 
 XQP_EXTERN_C_END
 
