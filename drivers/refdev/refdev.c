@@ -15,11 +15,16 @@
  *    keeps what it was given; query_qp reports it;
  *  - one-shot fault injection per op and live-object counts.
  *
- * Test hook for userspace: each device has a write-only debugfs file
- * /sys/kernel/debug/xqp_refdev/<ibdev name>/raise_qp_event; writing
- * "QPN EVENT" (decimal QP number, decimal enum ib_event_type) raises the
- * event on that QP as xqp_refdev_raise_qp_event() does. It is how the
- * acceptance suite makes Linux's uverbs report async events.
+ * Test hooks for userspace: each device has write-only debugfs files in
+ * /sys/kernel/debug/xqp_refdev/<ibdev name>/; writing "NUM EVENT" (decimal
+ * number, decimal enum ib_event_type) raises the event as a driver does:
+ *  - raise_qp_event: on the QP numbered NUM (xqp_refdev_raise_qp_event());
+ *  - raise_srq_event: on the XRC SRQ numbered NUM (basic SRQs have no
+ *    number userspace can learn) (xqp_refdev_raise_srq_event());
+ *  - raise_cq_event: on the send CQ of the QP numbered NUM (CQs have no
+ *    number userspace can learn; a QP names its CQ)
+ *    (xqp_refdev_raise_cq_event()).
+ * It is how the acceptance suite makes Linux's uverbs report async events.
  *
  * Ports: one IB port (RDMA_CORE_CAP_PROT_IB, no MAD: max_mad_size 0), active,
  * one GID, 64 P_Keys. No data path: post/poll ops are absent, which also
@@ -27,7 +32,9 @@
  * still attaches and creates /dev/infiniband/uverbsN.
  *
  * Locking: the QP table's xa_lock (IRQ-safe) covers number allocation,
- * lookup, removal and event delivery; each QP's attr_lock its attributes.
+ * lookup, removal and event delivery (QP events, and CQ events through a
+ * QP); the XRC SRQ table's xa_lock the same for SRQ events; each QP's
+ * attr_lock its attributes.
  * Counts and injections are atomics.
  */
 #include <linux/atomic.h>
@@ -100,6 +107,7 @@ struct xqp_refdev {
 	struct xarray qps;		/* qp_num -> struct refdev_qp */
 	u32 qpn_next;			/* allocation cursor, under qps' lock */
 	struct ida srqns;		/* XRC SRQ numbers */
+	struct xarray srqs;		/* XRC srq_num -> struct refdev_srq */
 	atomic_t count[REFDEV_KINDS];
 	struct refdev_inject inject[XQP_REFDEV_OP_COUNT];
 	atomic64_t calls[XQP_REFDEV_OP_COUNT];
@@ -471,6 +479,14 @@ static int refdev_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init
 	if (attr->max_sge < 1)
 		attr->max_sge = 1;
 	srq->attr = *attr;
+	if (srq->srq_num) {	/* reachable for raise_srq_event */
+		err = xa_err(xa_store_irq(&ref->srqs, srq->srq_num, srq, GFP_KERNEL));
+		if (err) {
+			ida_free(&ref->srqns, srq->srq_num);
+			refdev_put(ref, REFDEV_SRQ);
+			return err;
+		}
+	}
 	return 0;
 }
 
@@ -482,8 +498,11 @@ static int refdev_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	if (err)
 		return err;
-	if (srq->srq_num)
+	if (srq->srq_num) {
+		/* After this no event can reach the SRQ (see raise_srq_event). */
+		xa_erase_irq(&ref->srqs, srq->srq_num);
 		ida_free(&ref->srqns, srq->srq_num);
+	}
 	refdev_put(ref, REFDEV_SRQ);
 	return 0;
 }
@@ -756,6 +775,55 @@ int xqp_refdev_raise_qp_event(struct xqp_refdev *ref, u32 qp_num,
 }
 EXPORT_SYMBOL_GPL(xqp_refdev_raise_qp_event);
 
+int xqp_refdev_raise_srq_event(struct xqp_refdev *ref, u32 srq_num,
+			       enum ib_event_type type)
+{
+	struct refdev_srq *srq;
+	struct ib_event ev = {};
+	unsigned long flags;
+	int err = 0;
+
+	xa_lock_irqsave(&ref->srqs, flags);
+	srq = xa_load(&ref->srqs, srq_num);
+	if (!srq) {
+		err = -EINVAL;
+	} else if (srq->ibsrq.event_handler) {
+		ev.device = &ref->ibdev;
+		ev.element.srq = &srq->ibsrq;
+		ev.event = type;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	xa_unlock_irqrestore(&ref->srqs, flags);
+	return err;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_raise_srq_event);
+
+int xqp_refdev_raise_cq_event(struct xqp_refdev *ref, u32 qp_num,
+			      enum ib_event_type type)
+{
+	struct refdev_qp *qp;
+	struct ib_event ev = {};
+	struct ib_cq *cq;
+	unsigned long flags;
+	int err = 0;
+
+	/* The QP holds its CQ (usecnt): while the QP is in the table, so is it. */
+	xa_lock_irqsave(&ref->qps, flags);
+	qp = xa_load(&ref->qps, qp_num);
+	cq = qp ? qp->ibqp.send_cq : NULL;
+	if (!cq) {
+		err = -EINVAL;
+	} else if (cq->event_handler) {
+		ev.device = &ref->ibdev;
+		ev.element.cq = cq;
+		ev.event = type;
+		cq->event_handler(&ev, cq->cq_context);
+	}
+	xa_unlock_irqrestore(&ref->qps, flags);
+	return err;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_raise_cq_event);
+
 struct ib_qp *xqp_refdev_find_qp(struct xqp_refdev *ref, u32 qp_num)
 {
 	struct refdev_qp *qp = xa_load(&ref->qps, qp_num);
@@ -784,19 +852,22 @@ static struct dentry *refdev_debugfs_root;
 /* Longest valid input: "16777215 19\n" with some room for blanks. */
 #define REFDEV_RAISE_BUF	32
 
+typedef int (*refdev_raise_fn)(struct xqp_refdev *ref, u32 num,
+			       enum ib_event_type type);
+
 /*
- * Writing "QPN EVENT" (two decimal numbers separated by blanks, optionally
+ * Writing "NUM EVENT" (two decimal numbers separated by blanks, optionally
  * surrounded by blanks and ended by a newline; one command per write())
- * raises EVENT (enum ib_event_type) on the QP numbered QPN. Errors, as
- * xqp's XQP_UVERBS_IOC_RAISE_QP_EVENT: EINVAL for malformed input, a QPN
- * past 24 bits or an event past IB_EVENT_WQ_FATAL; ENOENT when no QP of the
- * device has that number; EFAULT.
+ * raises EVENT (enum ib_event_type) with @raise on what NUM names (a QP, an
+ * XRC SRQ, a QP's send CQ). Errors, as xqp's XQP_UVERBS_IOC_RAISE_*_EVENT:
+ * EINVAL for malformed input, a NUM past 24 bits or an event past
+ * IB_EVENT_WQ_FATAL; ENOENT when the device has no such object; EFAULT.
  *
  * The debugfs proxy (debugfs_create_file, not _unsafe) keeps this from
  * running once debugfs_remove() of the file has returned, so @ref is live.
  */
-static ssize_t refdev_raise_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+static ssize_t refdev_raise(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos, refdev_raise_fn raise)
 {
 	struct xqp_refdev *ref = file->private_data;
 	char buf[REFDEV_RAISE_BUF], *qpn_s, *ev_s;
@@ -821,19 +892,30 @@ static ssize_t refdev_raise_write(struct file *file, const char __user *ubuf,
 	if (qpn > XQP_REFDEV_QPN_LAST || event > IB_EVENT_WQ_FATAL)
 		return -EINVAL;
 
-	err = xqp_refdev_raise_qp_event(ref, qpn, (enum ib_event_type)event);
-	if (err)	/* the event is valid: only the QP can be missing */
+	err = raise(ref, qpn, (enum ib_event_type)event);
+	if (err)	/* the event is valid: only the object can be missing */
 		return err == -EINVAL ? -ENOENT : err;
 	*ppos += count;
 	return count;
 }
 
-static const struct file_operations refdev_raise_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = refdev_raise_write,
-	.llseek = noop_llseek,
-};
+#define REFDEV_RAISE_FOPS(kind)						\
+static ssize_t refdev_raise_##kind##_write(struct file *file,		\
+					   const char __user *ubuf,	\
+					   size_t count, loff_t *ppos)	\
+{									\
+	return refdev_raise(file, ubuf, count, ppos,			\
+			    xqp_refdev_raise_##kind##_event);		\
+}									\
+static const struct file_operations refdev_raise_##kind##_fops = {	\
+	.owner = THIS_MODULE,						\
+	.open = simple_open,						\
+	.write = refdev_raise_##kind##_write,				\
+	.llseek = noop_llseek,						\
+}
+REFDEV_RAISE_FOPS(qp);
+REFDEV_RAISE_FOPS(srq);
+REFDEV_RAISE_FOPS(cq);
 
 void xqp_refdev_debugfs_init(void)
 {
@@ -859,7 +941,11 @@ static void refdev_debugfs_add(struct xqp_refdev *ref)
 	ref->debugfs = debugfs_create_dir(dev_name(&ref->ibdev.dev),
 					  refdev_debugfs_root);
 	debugfs_create_file("raise_qp_event", 0200, ref->debugfs, ref,
-			    &refdev_raise_fops);
+			    &refdev_raise_qp_fops);
+	debugfs_create_file("raise_srq_event", 0200, ref->debugfs, ref,
+			    &refdev_raise_srq_fops);
+	debugfs_create_file("raise_cq_event", 0200, ref->debugfs, ref,
+			    &refdev_raise_cq_fops);
 }
 
 /* Returns once no write to the hook is running or can start. */
@@ -917,6 +1003,7 @@ struct xqp_refdev *xqp_refdev_create(void)
 	xa_init_flags(&ref->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	ref->qpn_next = XQP_REFDEV_QPN_FIRST;
 	ida_init(&ref->srqns);
+	xa_init_flags(&ref->srqs, XA_FLAGS_LOCK_IRQ);
 
 	ibdev = &ref->ibdev;
 	instance = atomic64_inc_return(&refdev_instances);
@@ -931,6 +1018,7 @@ struct xqp_refdev *xqp_refdev_create(void)
 	err = ib_register_device(ibdev, "xqp_ref%d", NULL);
 	if (err) {
 		ida_destroy(&ref->srqns);
+		xa_destroy(&ref->srqs);
 		xa_destroy(&ref->qps);
 		ib_dealloc_device(ibdev);
 		return ERR_PTR(err);
@@ -959,6 +1047,7 @@ unsigned int xqp_refdev_destroy(struct xqp_refdev *ref)
 		       dev_name(&ref->ibdev.dev), c.ucontext, c.pd, c.cq, c.xrcd,
 		       c.srq, c.qp);
 	ida_destroy(&ref->srqns);
+	xa_destroy(&ref->srqs);
 	xa_destroy(&ref->qps);
 	ib_dealloc_device(&ref->ibdev);
 	return left;

@@ -120,6 +120,37 @@ int xqp_refdev_raise_qp_event(struct xqp_refdev *ref, u32 qp_num,
 			      enum ib_event_type type);
 
 /**
+ * xqp_refdev_raise_srq_event - report an async event on an XRC SRQ.
+ * @ref: the device.
+ * @srq_num: the XRC SRQ's number (basic SRQs have none here).
+ * @type: the event (IB_EVENT_SRQ_ERR, IB_EVENT_SRQ_LIMIT_REACHED).
+ *
+ * Calls ib_srq->event_handler with element.srq set, as a driver does, under
+ * the device's SRQ table lock, so it never races with destroy_srq.
+ *
+ * Context: any; the handler runs in atomic context.
+ * Return: 0, or -EINVAL if no XRC SRQ of @ref has that number.
+ */
+int xqp_refdev_raise_srq_event(struct xqp_refdev *ref, u32 srq_num,
+			       enum ib_event_type type);
+
+/**
+ * xqp_refdev_raise_cq_event - report an async event on the send CQ of a QP.
+ * @ref: the device.
+ * @qp_num: the number of a QP whose send CQ gets the event (CQs have no
+ *	    number userspace can learn).
+ * @type: the event (IB_EVENT_CQ_ERR).
+ *
+ * Calls ib_cq->event_handler with element.cq set, as a driver does, under
+ * the QP table lock: the QP holds the CQ, so it cannot be destroyed meanwhile.
+ *
+ * Context: any; the handler runs in atomic context.
+ * Return: 0, or -EINVAL if no QP of @ref has that number or it has no send CQ.
+ */
+int xqp_refdev_raise_cq_event(struct xqp_refdev *ref, u32 qp_num,
+			      enum ib_event_type type);
+
+/**
  * xqp_refdev_find_qp - the driver's (real) QP with number @qp_num.
  *
  * No reference is taken: the pointer is valid only while the caller knows
@@ -140,7 +171,7 @@ void xqp_refdev_set_qpn_cursor(struct xqp_refdev *ref, u32 next);
 /*
  * Module-internal, not exported (refdev_main.c's init and exit): the
  * debugfs directory xqp_refdev/ that holds each device's
- * <ibdev name>/raise_qp_event hook (see refdev.c). Devices created before
+ * <ibdev name>/raise_{qp,srq,cq}_event hooks (see refdev.c). Devices created before
  * init or after exit get no hook.
  */
 void xqp_refdev_debugfs_init(void);

@@ -6,7 +6,7 @@
  * per scenario, with xqp_refdev_create(). Unloading removes the persistent
  * ones (ib_uverbs keeps the module pinned while a process holds one open).
  * Every device, persistent or not, gets the debugfs event hook
- * /sys/kernel/debug/xqp_refdev/<ibdev name>/raise_qp_event (see refdev.c).
+ * /sys/kernel/debug/xqp_refdev/<ibdev name>/raise_{qp,srq,cq}_event (see refdev.c).
  */
 #include <linux/err.h>
 #include <linux/kernel.h>
