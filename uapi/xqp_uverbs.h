@@ -4,9 +4,10 @@
  *
  * The write ABI itself is exactly ib_uverbs' (struct ib_uverbs_cmd_hdr +
  * command struct, responses through the command's `response` pointer). The
- * only addition is a test hook: an ioctl that makes the device report an
- * async event on a QP, as hardware would, so that tests can see events reach
- * every opener of a shared QP. Linux's uverbs fd answers it with ENOTTY.
+ * only addition is a test hook: ioctls that make the device report an async
+ * event on a QP, CQ or SRQ, as hardware would, so that tests can see events
+ * reach every opener of a shared QP and the owners of CQs and SRQs. Linux's
+ * uverbs fd answers them with ENOTTY.
  */
 #ifndef XQP_UAPI_UVERBS_H
 #define XQP_UAPI_UVERBS_H
@@ -28,7 +29,10 @@
  * (device removed), EINVAL before GET_CONTEXT.
  */
 struct xqp_uverbs_raise_event {
-	__u32 qp_handle;
+	union {
+		__u32 qp_handle;
+		__u32 handle;		/* the CQ or SRQ handle (below) */
+	};
 	__u32 event_type;
 	__u64 reserved;
 };
@@ -36,5 +40,19 @@ struct xqp_uverbs_raise_event {
 #define XQP_UVERBS_IOC_MAGIC	'X'
 #define XQP_UVERBS_IOC_RAISE_QP_EVENT \
 	_IOW(XQP_UVERBS_IOC_MAGIC, 0x40, struct xqp_uverbs_raise_event)
+
+/*
+ * XQP_UVERBS_IOC_RAISE_CQ_EVENT / XQP_UVERBS_IOC_RAISE_SRQ_EVENT: the same
+ * for this file's CQ handle / SRQ handle @handle (e.g. 2 = IB_EVENT_CQ_ERR,
+ * 18 = IB_EVENT_SRQ_ERR, 19 = IB_EVENT_SRQ_LIMIT_REACHED). The event reaches
+ * the async fd of the file that created the CQ or SRQ, tagged with its
+ * user_handle, and counts in DESTROY_CQ's async_events_reported / in
+ * DESTROY_SRQ's events_reported once read, as with ib_uverbs. Same errors as
+ * XQP_UVERBS_IOC_RAISE_QP_EVENT (EINVAL for a handle of another type).
+ */
+#define XQP_UVERBS_IOC_RAISE_CQ_EVENT \
+	_IOW(XQP_UVERBS_IOC_MAGIC, 0x41, struct xqp_uverbs_raise_event)
+#define XQP_UVERBS_IOC_RAISE_SRQ_EVENT \
+	_IOW(XQP_UVERBS_IOC_MAGIC, 0x42, struct xqp_uverbs_raise_event)
 
 #endif /* XQP_UAPI_UVERBS_H */

@@ -228,11 +228,23 @@ static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long 
 	struct xqp_uverbs_raise_event req;
 	struct xqp_uobj *uobj;
 	unsigned long flags;
+	enum xqp_uobj_type type;
 	int srcu_key;
 	long ret;
 
-	if (ioc != XQP_UVERBS_IOC_RAISE_QP_EVENT)
+	switch (ioc) {
+	case XQP_UVERBS_IOC_RAISE_QP_EVENT:
+		type = XQP_UOBJ_QP;
+		break;
+	case XQP_UVERBS_IOC_RAISE_CQ_EVENT:
+		type = XQP_UOBJ_CQ;
+		break;
+	case XQP_UVERBS_IOC_RAISE_SRQ_EVENT:
+		type = XQP_UOBJ_SRQ;
+		break;
+	default:
 		return -ENOTTY;
+	}
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
@@ -249,14 +261,22 @@ static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long 
 		ret = -EINVAL;
 		goto out;
 	}
-	uobj = xqp_uobj_get(file, XQP_UOBJ_QP, req.qp_handle, XQP_LOOKUP_READ);
+	uobj = xqp_uobj_get(file, type, req.handle, XQP_LOOKUP_READ);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
 		goto out;
 	}
-	/* As a device would: from atomic context, to every handle on the QP. */
+	/*
+	 * As a device would: from atomic context; for a QP, to every handle on
+	 * it. The read lookup keeps the object from being destroyed meanwhile.
+	 */
 	local_irq_save(flags);
-	xqp_qp_event(xqp_qp_real(uobj->object), req.event_type);
+	if (type == XQP_UOBJ_QP)
+		xqp_qp_event(xqp_qp_real(uobj->object), req.event_type);
+	else if (type == XQP_UOBJ_CQ)
+		xqp_cq_event(uobj->object, req.event_type);
+	else
+		xqp_srq_event(uobj->object, req.event_type);
 	local_irq_restore(flags);
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
 	ret = 0;

@@ -578,6 +578,15 @@ const char *xqp_event_type_str(enum xqp_event_type event);
  */
 int xqp_raise_qp_event(struct xqp_qp *qp, enum xqp_event_type event);
 
+/**
+ * xqp_raise_cq_event / xqp_raise_srq_event - the same test hook for a CQ or
+ * an SRQ: the event reaches this context's async fd with element.cq /
+ * element.srq set (XQP_UVERBS_IOC_RAISE_CQ_EVENT / _SRQ_EVENT). Return: 0
+ * or errno (ENOTTY on Linux's uverbs).
+ */
+int xqp_raise_cq_event(struct xqp_cq *cq, enum xqp_event_type event);
+int xqp_raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event);
+
 #ifdef __cplusplus
 }
 #endif

@@ -957,14 +957,31 @@ const char *xqp_event_type_str(enum xqp_event_type event)
 	return "unknown";
 }
 
-int xqp_raise_qp_event(struct xqp_qp *qp, enum xqp_event_type event)
+/* The test hook ioctl @ioc on @handle of @ctx. */
+static int raise_event(struct xqp_context *ctx, unsigned long ioc, uint32_t handle,
+		       enum xqp_event_type event)
 {
 	struct xqp_uverbs_raise_event req;
 
 	memset(&req, 0, sizeof(req));
-	req.qp_handle = qp->handle;
+	req.handle = handle;
 	req.event_type = (uint32_t)event;
-	if (ioctl(qp->context->cmd_fd, XQP_UVERBS_IOC_RAISE_QP_EVENT, &req))
+	if (ioctl(ctx->cmd_fd, ioc, &req))
 		return fail(errno);
 	return 0;
+}
+
+int xqp_raise_qp_event(struct xqp_qp *qp, enum xqp_event_type event)
+{
+	return raise_event(qp->context, XQP_UVERBS_IOC_RAISE_QP_EVENT, qp->handle, event);
+}
+
+int xqp_raise_cq_event(struct xqp_cq *cq, enum xqp_event_type event)
+{
+	return raise_event(cq->context, XQP_UVERBS_IOC_RAISE_CQ_EVENT, cq->handle, event);
+}
+
+int xqp_raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event)
+{
+	return raise_event(srq->context, XQP_UVERBS_IOC_RAISE_SRQ_EVENT, srq->handle, event);
 }
