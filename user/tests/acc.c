@@ -313,6 +313,30 @@ int destroy_qp_raw(int fd, uint32_t handle, uint32_t *events_reported)
 	return err;
 }
 
+int destroy_cq_raw(int fd, uint32_t handle, uint32_t *events_reported)
+{
+	struct ib_uverbs_destroy_cq_resp resp = { 0 };
+	struct ib_uverbs_destroy_cq cmd = { .response = (uintptr_t)&resp, .cq_handle = handle };
+	int err = raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), -1,
+			  sizeof(resp) / 4);
+
+	if (events_reported)
+		*events_reported = resp.async_events_reported;
+	return err;
+}
+
+int destroy_srq_raw(int fd, uint32_t handle, uint32_t *events_reported)
+{
+	struct ib_uverbs_destroy_srq_resp resp = { 0 };
+	struct ib_uverbs_destroy_srq cmd = { .response = (uintptr_t)&resp, .srq_handle = handle };
+	int err = raw_cmd(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, sizeof(cmd), -1,
+			  sizeof(resp) / 4);
+
+	if (events_reported)
+		*events_reported = resp.events_reported;
+	return err;
+}
+
 pid_t spawn(void (*fn)(void *), void *arg)
 {
 	pid_t pid = fork();
@@ -378,8 +402,8 @@ uint32_t peer_ask(struct peer *p, uint32_t cmd)
 	return chan_recv(&p->from);
 }
 
-/* Linux: the reference device's debugfs hook, if it has one. */
-static int raise_linux(struct xqp_qp *qp, enum xqp_event_type event)
+/* Linux: the reference device's debugfs hook @hook, if it has one. */
+static int raise_linux(const char *hook, uint32_t num, enum xqp_event_type event)
 {
 	const char *slash = strrchr(g_dev, '/');
 	char path[256], ibdev[64] = "", buf[64];
@@ -395,11 +419,11 @@ static int raise_linux(struct xqp_qp *qp, enum xqp_event_type event)
 		ibdev[0] = '\0';
 	fclose(f);
 	ibdev[strcspn(ibdev, "\n")] = '\0';
-	snprintf(path, sizeof(path), "/sys/kernel/debug/xqp_refdev/%s/raise_qp_event", ibdev);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/xqp_refdev/%s/%s", ibdev, hook);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return ENOTTY;
-	n = snprintf(buf, sizeof(buf), "%u %d\n", qp->qp_num, (int)event);
+	n = snprintf(buf, sizeof(buf), "%u %d\n", num, (int)event);
 	n = write(fd, buf, (size_t)n) < 0 ? errno : 0;
 	close(fd);
 	return n;
@@ -409,7 +433,21 @@ int raise_event(struct xqp_qp *qp, enum xqp_event_type event)
 {
 	if (g_is_xqp)
 		return xqp_raise_qp_event(qp, event) ? errno : 0;
-	return raise_linux(qp, event);
+	return raise_linux("raise_qp_event", qp->qp_num, event);
+}
+
+int raise_cq_event(struct xqp_cq *cq, struct xqp_qp *qp, enum xqp_event_type event)
+{
+	if (g_is_xqp)
+		return xqp_raise_cq_event(cq, event) ? errno : 0;
+	return raise_linux("raise_cq_event", qp->qp_num, event);
+}
+
+int raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event)
+{
+	if (g_is_xqp)
+		return xqp_raise_srq_event(srq, event) ? errno : 0;
+	return raise_linux("raise_srq_event", srq->srq_num, event);
 }
 
 int get_event(struct xqp_context *ctx, struct xqp_async_event *ev, int ms)

@@ -91,6 +91,8 @@ int dealloc_pd_raw(int fd, uint32_t handle);
 int query_qp_raw(int fd, uint32_t handle, struct ib_uverbs_query_qp_resp *resp);
 /* @events_reported may be NULL. */
 int destroy_qp_raw(int fd, uint32_t handle, uint32_t *events_reported);
+int destroy_cq_raw(int fd, uint32_t handle, uint32_t *events_reported);
+int destroy_srq_raw(int fd, uint32_t handle, uint32_t *events_reported);
 
 /* Processes: fork @fn(@arg); wait for one; the exit status is checked. */
 pid_t spawn(void (*fn)(void *), void *arg);
@@ -117,6 +119,10 @@ uint32_t peer_ask(struct peer *p, uint32_t cmd);	/* sends @cmd, returns the repl
 /* Raises @event on @qp: xqp's ioctl; on Linux the reference device's
  * debugfs hook if present. Returns 0 or errno (ENOTTY: no hook). */
 int raise_event(struct xqp_qp *qp, enum xqp_event_type event);
+/* The same for @cq (on Linux: through @qp, a QP whose send CQ is @cq) and
+ * for @srq (on Linux: XRC SRQs only, by number). */
+int raise_cq_event(struct xqp_cq *cq, struct xqp_qp *qp, enum xqp_event_type event);
+int raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event);
 
 /* Reads one async event within @ms (errno ETIMEDOUT if none). */
 int get_event(struct xqp_context *ctx, struct xqp_async_event *ev, int ms);

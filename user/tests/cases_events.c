@@ -220,6 +220,118 @@ static void case_async_fd(void)
 	xqp_close_device(ctx);
 }
 
+/*
+ * A CQ's async events reach its creator's async fd, naming the CQ (its
+ * user_handle); DESTROY_CQ's async_events_reported counts those read and the
+ * unread ones go with the CQ. Linux: raised through a QP on the CQ (the
+ * reference device's raise_cq_event names a CQ by a QP's number).
+ */
+static void case_cq_events(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_async_event ev;
+	struct xqp_pd *pd = xqp_alloc_pd(ctx);
+	struct xqp_cq *cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
+	struct xqp_qp *rc = pd && cq ? create_rc(ctx, pd, cq) : NULL;
+	uint32_t reported = 99;
+	int err, i;
+
+	CHECK(rc, "pd/cq/rc: %s", errname(errno));
+	if (!rc)
+		return;
+	err = raise_cq_event(cq, rc, XQP_EVENT_CQ_ERR);
+	SKIP_IF_NO_HOOK(err);
+	EXPECT("raise_cq_err", err, 0);
+	EXPECT("cq_event", get_event(ctx, &ev, 5000), 0);
+	CHECK(ev.element.cq == cq, "CQ event names %p, not %p", (void *)ev.element.cq,
+	      (void *)cq);
+	EXPECT_INT("cq_type", ev.event_type, XQP_EVENT_CQ_ERR);
+	xqp_ack_async_event(&ev);
+	EXPECT("cq_no_second", get_event(ctx, &ev, 300), ETIMEDOUT);
+
+	for (i = 0; i < 2; i++)
+		EXPECT("raise_again", raise_cq_event(cq, rc, XQP_EVENT_CQ_ERR), 0);
+	EXPECT("read_one_more", get_event(ctx, &ev, 5000), 0);
+	xqp_ack_async_event(&ev);
+	EXPECT("destroy_rc", xqp_destroy_qp(rc), 0);
+	EXPECT("destroy_cq", destroy_cq_raw(ctx->cmd_fd, cq->handle, &reported), 0);
+	EXPECT_INT("async_events_reported", reported, 2);
+	/* the unread one went with the CQ */
+	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
+	EXPECT("queue_empty", xqp_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
+	xqp_close_device(ctx);
+}
+
+/*
+ * An SRQ's async events (SRQ_LIMIT_REACHED, SRQ_ERR) reach its creator's
+ * async fd, naming the SRQ; DESTROY_SRQ's events_reported counts those read.
+ * An XRC SRQ, so that Linux's reference device can name it by number.
+ */
+static void case_srq_events(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_async_event ev;
+	struct xqp_pd *pd = xqp_alloc_pd(ctx);
+	struct xqp_cq *cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
+	int err;
+	struct xqp_xrcd *x = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqp_srq *srq = pd && cq && x ? create_xrc_srq(ctx, pd, x, cq) : NULL;
+	uint32_t reported = 99;
+
+	CHECK(srq, "pd/cq/xrcd/srq: %s", errname(errno));
+	if (!srq)
+		return;
+	err = raise_srq_event(srq, XQP_EVENT_SRQ_LIMIT_REACHED);
+	SKIP_IF_NO_HOOK(err);
+	EXPECT("raise_limit", err, 0);
+	EXPECT("limit_event", get_event(ctx, &ev, 5000), 0);
+	CHECK(ev.element.srq == srq, "SRQ event names %p, not %p", (void *)ev.element.srq,
+	      (void *)srq);
+	EXPECT_INT("limit_type", ev.event_type, XQP_EVENT_SRQ_LIMIT_REACHED);
+	xqp_ack_async_event(&ev);
+	EXPECT("raise_err", raise_srq_event(srq, XQP_EVENT_SRQ_ERR), 0);
+	EXPECT("err_event", get_event(ctx, &ev, 5000), 0);
+	CHECK(ev.element.srq == srq, "SRQ_ERR names %p", (void *)ev.element.srq);
+	EXPECT_INT("err_type", ev.event_type, XQP_EVENT_SRQ_ERR);
+	xqp_ack_async_event(&ev);
+	EXPECT("no_third", get_event(ctx, &ev, 300), ETIMEDOUT);
+
+	EXPECT("raise_unread", raise_srq_event(srq, XQP_EVENT_SRQ_ERR), 0);
+	EXPECT("destroy_srq", destroy_srq_raw(ctx->cmd_fd, srq->handle, &reported), 0);
+	EXPECT_INT("events_reported", reported, 2);
+	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
+	EXPECT("queue_empty", xqp_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
+	xqp_close_device(ctx);
+}
+
+/* xqp: the hooks refuse handles of another type, as the QP one does. */
+static void case_hook_types(void)
+{
+	struct xqp_context *ctx = open_ctx();
+	struct xqp_pd *pd = xqp_alloc_pd(ctx);
+	struct xqp_cq *cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
+	struct xqp_srq fake_srq;
+	struct xqp_cq fake_cq;
+
+	CHECK(pd && cq, "pd/cq: %s", errname(errno));
+	if (!pd || !cq)
+		return;
+	memset(&fake_srq, 0, sizeof(fake_srq));
+	fake_srq.context = ctx;
+	fake_srq.handle = cq->handle;
+	EXPECT("srq_hook_on_cq", xqp_raise_srq_event(&fake_srq, XQP_EVENT_SRQ_ERR) ? errno : 0,
+	       EINVAL);
+	memset(&fake_cq, 0, sizeof(fake_cq));
+	fake_cq.context = ctx;
+	fake_cq.handle = cq->handle + 1000;
+	EXPECT("cq_hook_no_handle", xqp_raise_cq_event(&fake_cq, XQP_EVENT_CQ_ERR) ? errno : 0,
+	       ENOENT);
+	EXPECT("cq_hook_bad_event", xqp_raise_cq_event(cq, (enum xqp_event_type)99) ? errno : 0,
+	       EINVAL);
+	EXPECT("destroy_cq", xqp_destroy_cq(cq), 0);
+	xqp_close_device(ctx);
+}
+
 /* xqp bounds the queue (Linux does not) and counts what it drops. */
 static void case_queue_bound(void)
 {
@@ -270,6 +382,9 @@ const struct acc_case acc_cases_events[] = {
 	  0 },
 	{ "events_destroy_counts", case_destroy_counts, NULL, 0 },
 	{ "events_async_fd_rules", case_async_fd, NULL, 0 },
+	{ "events_cq", case_cq_events, NULL, 0 },
+	{ "events_srq", case_srq_events, NULL, 0 },
+	{ "events_hook_types", case_hook_types, NULL, ACC_XQP_ONLY },
 	{ "events_queue_bound", case_queue_bound, NULL, ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
 };
