@@ -259,6 +259,19 @@ static void case_cq_events(void)
 	/* the unread one went with the CQ */
 	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
 	EXPECT("queue_empty", xqp_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
+
+	/* the library's destroy waits for the CQ's acked events: it returns */
+	cq = xqp_create_cq(ctx, 4, NULL, NULL, 0);
+	rc = cq ? create_rc(ctx, pd, cq) : NULL;
+	CHECK(rc, "cq2/rc2: %s", errname(errno));
+	if (rc) {
+		EXPECT("raise_cq2", raise_cq_event(cq, rc, XQP_EVENT_CQ_ERR), 0);
+		EXPECT("cq2_event", get_event(ctx, &ev, 5000), 0);
+		CHECK(ev.element.cq == cq, "CQ2 event names %p", (void *)ev.element.cq);
+		xqp_ack_async_event(&ev);
+		EXPECT("destroy_rc2", xqp_destroy_qp(rc), 0);
+		EXPECT("lib_destroy_cq2", xqp_destroy_cq(cq), 0);
+	}
 	xqp_close_device(ctx);
 }
 
@@ -301,6 +314,17 @@ static void case_srq_events(void)
 	EXPECT_INT("events_reported", reported, 2);
 	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
 	EXPECT("queue_empty", xqp_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
+
+	/* the library's destroy waits for the SRQ's acked events: it returns */
+	srq = create_xrc_srq(ctx, pd, x, cq);
+	CHECK(srq, "srq2: %s", errname(errno));
+	if (srq) {
+		EXPECT("raise_srq2", raise_srq_event(srq, XQP_EVENT_SRQ_ERR), 0);
+		EXPECT("srq2_event", get_event(ctx, &ev, 5000), 0);
+		CHECK(ev.element.srq == srq, "SRQ2 event names %p", (void *)ev.element.srq);
+		xqp_ack_async_event(&ev);
+		EXPECT("lib_destroy_srq2", xqp_destroy_srq(srq), 0);
+	}
 	xqp_close_device(ctx);
 }
 
