@@ -3,7 +3,8 @@
 #   make check   every test: host (plain, ASan+UBSan, TSan), build gates,
 #                KUnit in the test kernel, smoke on Debian's kernel; ends with
 #                one line "N passed, N failed"
-#   make bench   benchmarks of the core (host)
+#   make bench   benchmarks: the core on the host, then xqp against Linux's
+#                ib_core through uverbs in QEMU (make bench-vm)
 # Internal targets are listed in README.md.
 
 SHELL := /bin/bash
@@ -47,9 +48,19 @@ $(eval $(call host_variant,bench))
 $(BUILD)/host/bench/xqp-bench: $(BENCH_OBJS)
 	$(Q)$(CXX) -o $@ $^ -lbenchmark -pthread
 
-bench: $(BUILD)/host/bench/xqp-bench
+# One after the other, even under -j: neither may time the other's load.
+bench:
+	$(Q)$(MAKE) --no-print-directory bench-host
+	$(Q)$(MAKE) --no-print-directory bench-vm
+
+bench-host: $(BUILD)/host/bench/xqp-bench
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$< --benchmark_out=$(BUILD)/bench/results.json --benchmark_out_format=json
+
+# xqp vs Linux's ib_core, same uverbs program, test kernel + Debian 6.12 in
+# QEMU (scripts/bench-vm; one VM at a time; build/bench/vm-results.txt).
+bench-vm:
+	$(Q)scripts/bench-vm
 
 host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
 
@@ -65,6 +76,6 @@ check:
 run:
 	$(Q)scripts/run
 
-.PHONY: all host-build check run bench clean
+.PHONY: all host-build check run bench bench-host bench-vm clean
 clean:
 	rm -rf $(BUILD)
