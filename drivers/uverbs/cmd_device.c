@@ -188,13 +188,7 @@ int xqp_cmd_alloc_pd(struct xqp_cmd *cmd)
 
 	memset(&resp, 0, sizeof(resp));
 	resp.pd_handle = uobj->id;
-	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
-	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
-		goto err;
-	}
-	xqp_uobj_commit(uobj);
-	return 0;
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 err:
 	xqp_uobj_abort(uobj);
 	return ret;
@@ -254,13 +248,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 	memset(&resp, 0, sizeof(resp));
 	resp.cq_handle = uobj->id;
 	resp.cqe = xqp_cq_cqe(cq);	/* what the driver granted, as ib_uverbs */
-	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
-	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
-		goto err;
-	}
-	xqp_uobj_commit(uobj);
-	return 0;
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 
 err_uevent:
 	xqp_uevent_release(eobj);

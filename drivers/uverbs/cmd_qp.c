@@ -167,14 +167,7 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 	resp.max_recv_wr = attr.cap.max_recv_wr;
 	resp.max_send_wr = attr.cap.max_send_wr;
 	resp.max_inline_data = attr.cap.max_inline_data;
-	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
-	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
-		xqp_uobj_abort(uobj);
-		return ret;
-	}
-	xqp_uobj_commit(uobj);
-	return 0;
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 
 err:
 	qp_deps_put(&d);
@@ -233,14 +226,7 @@ int xqp_cmd_open_qp(struct xqp_cmd *cmd)
 	memset(&resp, 0, sizeof(resp));
 	resp.qpn = xqp_qp_num(qp);
 	resp.qp_handle = uobj->id;
-	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
-	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
-		xqp_uobj_abort(uobj);
-		return ret;
-	}
-	xqp_uobj_commit(uobj);
-	return 0;
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 
 err:
 	xqp_uobj_abort(uobj);

@@ -156,14 +156,7 @@ int xqp_cmd_open_xrcd(struct xqp_cmd *cmd)
 
 	memset(&resp, 0, sizeof(resp));
 	resp.xrcd_handle = uobj->id;
-	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
-	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
-		xqp_uobj_abort(uobj);
-		return ret;
-	}
-	xqp_uobj_commit(uobj);
-	return 0;
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 
 err_dealloc:
 	WARN_ON(xqp_dealloc_xrcd(xrcd));
@@ -308,14 +301,7 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 	resp.max_sge = attr.attr.max_sge;
 	if (req->srq_type == XQP_IB_SRQT_XRC)	/* only then, as ib_uverbs */
 		resp.srqn = xqp_srq_num(srq);
-	ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
-	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
-		xqp_uobj_abort(uobj);
-		return ret;
-	}
-	xqp_uobj_commit(uobj);
-	return 0;
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 
 err_put_cq:
 	if (cq_uobj)

@@ -82,6 +82,31 @@ void xqp_uobj_commit(struct xqp_uobj *uobj)
 	WARN_ON(xa_is_err(xa_store(&ufile->idr, uobj->id, uobj, GFP_KERNEL)));
 }
 
+/**
+ * xqp_cmd_respond_new - answer a create command, then publish its object.
+ * @cmd: the command.
+ * @uobj: the object just created, not yet committed.
+ * @resp: the response, @len bytes.
+ *
+ * If the response cannot be written, the object is destroyed again and
+ * forgotten (ib_uverbs' uobj_alloc_abort path), so a user who never saw
+ * the handle leaves nothing behind.
+ * Return: 0, or the error of xqp_cmd_response().
+ */
+int xqp_cmd_respond_new(struct xqp_cmd *cmd, struct xqp_uobj *uobj,
+			const void *resp, size_t len)
+{
+	int ret = xqp_cmd_response(cmd, resp, len);
+
+	if (ret) {
+		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
+		xqp_uobj_abort(uobj);
+		return ret;
+	}
+	xqp_uobj_commit(uobj);
+	return 0;
+}
+
 /** xqp_uobj_abort - forget an object that was never committed. */
 void xqp_uobj_abort(struct xqp_uobj *uobj)
 {

@@ -213,6 +213,8 @@ int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd);
 /* cmd_common.c: request/response copying with Linux's rules */
 int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len);
 int xqp_cmd_response(struct xqp_cmd *cmd, const void *resp, size_t resp_len);
+int xqp_cmd_respond_new(struct xqp_cmd *cmd, struct xqp_uobj *uobj,
+			const void *resp, size_t len);
 int xqp_cmd_need_context(struct xqp_cmd *cmd);
 
 #endif /* XQP_UVERBS_H */
