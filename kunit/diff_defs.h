@@ -44,6 +44,7 @@ enum {
 	DX_EV_QP_FATAL = 1, DX_EV_QP_REQ_ERR = 2, DX_EV_QP_ACCESS_ERR = 3,
 	DX_EV_COMM_EST = 4, DX_EV_SQ_DRAINED = 5, DX_EV_PATH_MIG = 6,
 	DX_EV_PATH_MIG_ERR = 7, DX_EV_LAST_WQE = 16,
+	DX_EV_CQ_ERR = 0, DX_EV_SRQ_ERR = 14, DX_EV_SRQ_LIMIT = 15,
 };
 
 /* Operations; the slots each uses are listed. */
@@ -71,6 +72,13 @@ enum dx_op {
 	DX_REAP_LEAKED,		/* q: finish a last destroy that failed (D1) */
 	DX_SIZES,		/* what an opened handle costs */
 	DX_QPN_CURSOR,		/* the driver's next QP number search starts at arg */
+	/*
+	 * Event arg on the CQ (SRQ) of slot c (s) as its driver raises it; on
+	 * a dead slot, on the last one destroyed there (the stale pointer or
+	 * number is only looked up, never followed): must fail, no handler.
+	 */
+	DX_RAISE_CQ_EVENT,	/* c; arg: event */
+	DX_RAISE_SRQ_EVENT,	/* s; arg: event */
 	DX_OPS
 };
 
@@ -112,7 +120,7 @@ enum {
 enum { DX_BOTH = 0, DX_XQ_ONLY, DX_LX_ONLY };
 
 /* Flags of a step. */
-#define DX_F_NO_HANDLER	0x1	/* create/open without an event handler */
+#define DX_F_NO_HANDLER	0x1	/* create/open (QP, CQ, SRQ) without an event handler */
 #define DX_F_QPN	0x2	/* create: report the QP number itself */
 #define DX_F_SIG_ALL	0x4	/* create: sq_sig_type ALL_WR (else REQ_WR) */
 
@@ -182,6 +190,8 @@ struct dx_obs {
 	int state[DX_NQ];	/* queried qp_state, or the query's -errno */
 	u32 open_bits;		/* bit q * DX_NX + x: qpn of q openable in x */
 	struct dx_ev ev[DX_NQ];
+	struct dx_ev cq_ev[DX_NC];	/* elem: slot of element.cq */
+	struct dx_ev srq_ev[DX_NS];	/* elem: slot of element.srq */
 	u32 drv[5];		/* pd, cq, xrcd, srq, qp alive in the driver */
 };
 

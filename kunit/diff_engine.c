@@ -42,7 +42,15 @@ static const char *const dx_op_names[DX_OPS] = {
 	[DX_REAP_LEAKED] = "reap_leaked",
 	[DX_SIZES] = "sizes",
 	[DX_QPN_CURSOR] = "qpn_cursor",
+	[DX_RAISE_CQ_EVENT] = "raise_cq_event",
+	[DX_RAISE_SRQ_EVENT] = "raise_srq_event",
 };
+
+static bool dx_ev_differ(const struct dx_ev *a, const struct dx_ev *b)
+{
+	return a->calls != b->calls || a->elem != b->elem ||
+	       (a->calls && a->type != b->type);
+}
 
 static const char *const dx_cat_names[8] = {
 	"rc", "out", "xrcd", "qp", "open", "events", "objects", "driver",
@@ -79,8 +87,13 @@ static u8 dx_compare(const struct dx_obs *a, const struct dx_obs *b)
 	if (a->open_bits != b->open_bits)
 		d |= DX_D_OPEN;
 	for (i = 0; i < DX_NQ; i++)
-		if (a->ev[i].calls != b->ev[i].calls || a->ev[i].elem != b->ev[i].elem ||
-		    (a->ev[i].calls && a->ev[i].type != b->ev[i].type))
+		if (dx_ev_differ(&a->ev[i], &b->ev[i]))
+			d |= DX_D_EV;
+	for (i = 0; i < DX_NC; i++)
+		if (dx_ev_differ(&a->cq_ev[i], &b->cq_ev[i]))
+			d |= DX_D_EV;
+	for (i = 0; i < DX_NS; i++)
+		if (dx_ev_differ(&a->srq_ev[i], &b->srq_ev[i]))
 			d |= DX_D_EV;
 	if (a->pd_live != b->pd_live || a->cq_live != b->cq_live || a->srq_live != b->srq_live)
 		d |= DX_D_OBJ;
@@ -155,6 +168,20 @@ static void dx_explain(struct kunit *test, const struct dx_obs *l, const struct 
 					   "    events of qp[%d]: linux %u (elem %d type %u), xqp %u (elem %d type %u)\n",
 					   i, l->ev[i].calls, l->ev[i].elem, l->ev[i].type,
 					   x->ev[i].calls, x->ev[i].elem, x->ev[i].type);
+	if (diff & DX_D_EV)
+		for (i = 0; i < DX_NC; i++)
+			if (l->cq_ev[i].calls || x->cq_ev[i].calls)
+				kunit_info(test,
+					   "    events of cq[%d]: linux %u (elem %d type %u), xqp %u (elem %d type %u)\n",
+					   i, l->cq_ev[i].calls, l->cq_ev[i].elem, l->cq_ev[i].type,
+					   x->cq_ev[i].calls, x->cq_ev[i].elem, x->cq_ev[i].type);
+	if (diff & DX_D_EV)
+		for (i = 0; i < DX_NS; i++)
+			if (l->srq_ev[i].calls || x->srq_ev[i].calls)
+				kunit_info(test,
+					   "    events of srq[%d]: linux %u (elem %d type %u), xqp %u (elem %d type %u)\n",
+					   i, l->srq_ev[i].calls, l->srq_ev[i].elem, l->srq_ev[i].type,
+					   x->srq_ev[i].calls, x->srq_ev[i].elem, x->srq_ev[i].type);
 	if (diff & DX_D_OBJ)
 		kunit_info(test, "    pd/cq/srq alive: linux %#x/%#x/%#x, xqp %#x/%#x/%#x\n",
 			   l->pd_live, l->cq_live, l->srq_live, x->pd_live, x->cq_live,

@@ -54,6 +54,8 @@ static_assert(DX_M_STATE == (int)IB_QP_STATE && DX_M_CUR_STATE == (int)IB_QP_CUR
 static_assert(DX_EV_QP_FATAL == (int)IB_EVENT_QP_FATAL && DX_EV_COMM_EST == (int)IB_EVENT_COMM_EST &&
 	      DX_EV_PATH_MIG == (int)IB_EVENT_PATH_MIG &&
 	      DX_EV_LAST_WQE == (int)IB_EVENT_QP_LAST_WQE_REACHED);
+static_assert(DX_EV_CQ_ERR == (int)IB_EVENT_CQ_ERR && DX_EV_SRQ_ERR == (int)IB_EVENT_SRQ_ERR &&
+	      DX_EV_SRQ_LIMIT == (int)IB_EVENT_SRQ_LIMIT_REACHED);
 static_assert(DX_A_ACCESS == (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			      IB_ACCESS_REMOTE_READ) &&
 	      DX_A_ACCESS_BAD == (int)IB_ACCESS_MW_BIND && DX_A_MTU == (int)IB_MTU_1024 &&
@@ -69,6 +71,8 @@ static struct {
 	typeof(&xqp_refdev_raise_qp_event) raise;
 	typeof(&xqp_refdev_find_qp) find_qp;
 	typeof(&xqp_refdev_set_qpn_cursor) set_cursor;
+	typeof(&xqp_refdev_raise_ibcq_event) raise_cq;
+	typeof(&xqp_refdev_raise_ibsrq_event) raise_srq;
 } ref_api;
 
 static void dx_linux_put_api(void)
@@ -89,6 +93,10 @@ static void dx_linux_put_api(void)
 		symbol_put(xqp_refdev_find_qp);
 	if (ref_api.set_cursor)
 		symbol_put(xqp_refdev_set_qpn_cursor);
+	if (ref_api.raise_cq)
+		symbol_put(xqp_refdev_raise_ibcq_event);
+	if (ref_api.raise_srq)
+		symbol_put(xqp_refdev_raise_ibsrq_event);
 	memset(&ref_api, 0, sizeof(ref_api));
 }
 
@@ -103,8 +111,11 @@ int dx_linux_get_api(void)
 	ref_api.raise = symbol_get(xqp_refdev_raise_qp_event);
 	ref_api.find_qp = symbol_get(xqp_refdev_find_qp);
 	ref_api.set_cursor = symbol_get(xqp_refdev_set_qpn_cursor);
+	ref_api.raise_cq = symbol_get(xqp_refdev_raise_ibcq_event);
+	ref_api.raise_srq = symbol_get(xqp_refdev_raise_ibsrq_event);
 	if (!ref_api.create || !ref_api.destroy || !ref_api.ibdev || !ref_api.counts ||
-	    !ref_api.inject || !ref_api.raise || !ref_api.find_qp || !ref_api.set_cursor) {
+	    !ref_api.inject || !ref_api.raise || !ref_api.find_qp || !ref_api.set_cursor ||
+	    !ref_api.raise_cq || !ref_api.raise_srq) {
 		dx_linux_put_api();
 		return -ENOENT;
 	}
@@ -136,6 +147,11 @@ struct lx_ctx {
 	u32 qpn_valid;			/* bit per slot: qpn[] recorded */
 	struct lx_evctx evctx[DX_NQ];
 	struct dx_ev ev[DX_NQ];
+	/* CQ and SRQ events; the last CQ/SRQ destroyed in a slot (never followed) */
+	struct lx_evctx cq_evctx[DX_NC], srq_evctx[DX_NS];
+	struct dx_ev cq_ev[DX_NC], srq_ev[DX_NS];
+	struct ib_cq *cq_gone[DX_NC];
+	struct ib_srq *srq_gone[DX_NS];
 };
 
 static void lx_event(struct ib_event *ev, void *context)
@@ -147,6 +163,36 @@ static void lx_event(struct ib_event *ev, void *context)
 
 	for (i = 0; i < DX_NQ; i++)
 		if (lx->qp[i] && lx->qp[i] == ev->element.qp)
+			elem = i;
+	r->calls++;
+	r->elem = elem;
+	r->type = ev->event;
+}
+
+static void lx_cq_event(struct ib_event *ev, void *context)
+{
+	struct lx_evctx *ec = context;
+	struct lx_ctx *lx = ec->lx;
+	struct dx_ev *r = &lx->cq_ev[ec->slot];
+	int i, elem = -2;
+
+	for (i = 0; i < DX_NC; i++)
+		if (lx->cq[i] && lx->cq[i] == ev->element.cq)
+			elem = i;
+	r->calls++;
+	r->elem = elem;
+	r->type = ev->event;
+}
+
+static void lx_srq_event(struct ib_event *ev, void *context)
+{
+	struct lx_evctx *ec = context;
+	struct lx_ctx *lx = ec->lx;
+	struct dx_ev *r = &lx->srq_ev[ec->slot];
+	int i, elem = -2;
+
+	for (i = 0; i < DX_NS; i++)
+		if (lx->srq[i] && lx->srq[i] == ev->element.srq)
 			elem = i;
 	r->calls++;
 	r->elem = elem;
@@ -173,6 +219,14 @@ static void *lx_setup(struct kunit *test)
 		lx->evctx[i].lx = lx;
 		lx->evctx[i].slot = i;
 		lx->ev[i].elem = -1;
+	}
+	for (i = 0; i < DX_NC; i++) {
+		lx->cq_evctx[i] = (struct lx_evctx){ .lx = lx, .slot = i };
+		lx->cq_ev[i].elem = -1;
+	}
+	for (i = 0; i < DX_NS; i++) {
+		lx->srq_evctx[i] = (struct lx_evctx){ .lx = lx, .slot = i };
+		lx->srq_ev[i].elem = -1;
 	}
 	return lx;
 }
@@ -505,7 +559,9 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 
 		if (lx->cq[s->c])
 			return DX_RC_DEAD_SLOT;
-		cq = ib_create_cq(lx->dev, NULL, NULL, NULL, &ca);
+		cq = ib_create_cq(lx->dev, NULL,
+				  (s->flags & DX_F_NO_HANDLER) ? NULL : lx_cq_event,
+				  &lx->cq_evctx[s->c], &ca);
 		if (IS_ERR(cq))
 			return PTR_ERR(cq);
 		lx->cq[s->c] = cq;
@@ -515,8 +571,10 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		if (!lx->cq[s->c])
 			return DX_RC_DEAD_SLOT;
 		rc = ib_destroy_cq_user(lx->cq[s->c], NULL);
-		if (!rc)
+		if (!rc) {
+			lx->cq_gone[s->c] = lx->cq[s->c];
 			lx->cq[s->c] = NULL;
+		}
 		return rc;
 	case DX_CREATE_TGT:
 	case DX_CREATE_QP:
@@ -587,6 +645,8 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		struct ib_srq_init_attr sa = {
 			.attr = { .max_wr = 10, .max_sge = 1 },
 			.srq_type = s->x == -1 ? IB_SRQT_BASIC : IB_SRQT_XRC,
+			.event_handler = (s->flags & DX_F_NO_HANDLER) ? NULL : lx_srq_event,
+			.srq_context = &lx->srq_evctx[s->s],
 		};
 		struct ib_srq *srq;
 
@@ -614,9 +674,19 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		if (!lx->srq[s->s])
 			return DX_RC_DEAD_SLOT;
 		rc = ib_destroy_srq_user(lx->srq[s->s], NULL);
-		if (!rc)
+		if (!rc) {
+			lx->srq_gone[s->s] = lx->srq[s->s];
 			lx->srq[s->s] = NULL;
+		}
 		return rc;
+	case DX_RAISE_CQ_EVENT:
+		if (!lx->cq[s->c] && !lx->cq_gone[s->c])
+			return DX_RC_DEAD_SLOT;
+		return ref_api.raise_cq(lx->ref, lx->cq[s->c] ?: lx->cq_gone[s->c], s->arg);
+	case DX_RAISE_SRQ_EVENT:
+		if (!lx->srq[s->s] && !lx->srq_gone[s->s])
+			return DX_RC_DEAD_SLOT;
+		return ref_api.raise_srq(lx->ref, lx->srq[s->s] ?: lx->srq_gone[s->s], s->arg);
 	case DX_REAP_LEAKED:
 		if (!(lx->qpn_valid & BIT(s->q)))
 			return DX_RC_DEAD_SLOT;
@@ -689,6 +759,14 @@ static void lx_observe(void *ctx, struct dx_obs *o)
 	for (i = 0; i < DX_NQ; i++) {
 		o->ev[i] = lx->ev[i];
 		lx->ev[i] = (struct dx_ev){ .elem = -1 };
+	}
+	for (i = 0; i < DX_NC; i++) {
+		o->cq_ev[i] = lx->cq_ev[i];
+		lx->cq_ev[i] = (struct dx_ev){ .elem = -1 };
+	}
+	for (i = 0; i < DX_NS; i++) {
+		o->srq_ev[i] = lx->srq_ev[i];
+		lx->srq_ev[i] = (struct dx_ev){ .elem = -1 };
 	}
 	ref_api.counts(lx->ref, &c);
 	o->drv[0] = c.pd;

@@ -51,7 +51,7 @@ const char *const dx_div_names[DX_DIVS] = {
 #define FREE_XRCD(x_, ...)	{ .op = DX_DEALLOC_XRCD, .x = (x_), __VA_ARGS__ }
 #define ALLOC_PD(p_)		{ .op = DX_ALLOC_PD, .p = (p_) }
 #define FREE_PD(p_, ...)	{ .op = DX_DEALLOC_PD, .p = (p_), __VA_ARGS__ }
-#define MAKE_CQ(c_)		{ .op = DX_CREATE_CQ, .c = (c_) }
+#define MAKE_CQ(c_, ...)	{ .op = DX_CREATE_CQ, .c = (c_), __VA_ARGS__ }
 #define FREE_CQ(c_, ...)	{ .op = DX_DESTROY_CQ, .c = (c_), __VA_ARGS__ }
 /* An XRC_TGT QP in x (-1: none): q gets the creator's handle. */
 #define TGT(q_, x_, ...)	{ .op = DX_CREATE_TGT, .q = (q_), .x = (x_), \
@@ -82,6 +82,9 @@ const char *const dx_div_names[DX_DIVS] = {
 #define REAP(q_, ...)		{ .op = DX_REAP_LEAKED, .q = (q_), __VA_ARGS__ }
 #define SIZES(...)		{ .op = DX_SIZES, __VA_ARGS__ }
 #define CURSOR(n_)		{ .op = DX_QPN_CURSOR, .arg = (n_) }
+/* An async event on the CQ (SRQ) of a slot, or the last one destroyed there. */
+#define RAISE_CQ(c_, ev_, ...)	{ .op = DX_RAISE_CQ_EVENT, .c = (c_), .arg = (ev_), __VA_ARGS__ }
+#define RAISE_SRQ(s_, ev_, ...)	{ .op = DX_RAISE_SRQ_EVENT, .s = (s_), .arg = (ev_), __VA_ARGS__ }
 #define QPN			.flags = DX_F_QPN
 #define END			{ .op = DX_END }
 
@@ -848,6 +851,90 @@ static const struct dx_step sc_event_qps_isolated[] = {
 
 /* ---- SRQs, PDs, CQs ----------------------------------------------------- */
 
+/* CQ_ERR reaches the CQ's own handler once, element = that CQ. */
+static const struct dx_step sc_cq_event_reaches_handler[] = {
+	MAKE_CQ(0),
+	MAKE_CQ(1),
+	RAISE_CQ(0, DX_EV_CQ_ERR),	/* cq 0 once, element cq 0 */
+	RAISE_CQ(1, DX_EV_CQ_ERR),	/* cq 1 once, element cq 1 */
+	FREE_CQ(0),
+	FREE_CQ(1),
+	END
+};
+
+/* A CQ created without a handler: the event is dropped, no crash. */
+static const struct dx_step sc_cq_event_null_handler[] = {
+	MAKE_CQ(0, NOH),
+	MAKE_CQ(1),
+	RAISE_CQ(0, DX_EV_CQ_ERR),	/* nobody called */
+	RAISE_CQ(1, DX_EV_CQ_ERR),
+	FREE_CQ(0),
+	FREE_CQ(1),
+	END
+};
+
+/* SRQ events on basic SRQs: the type passes, a NULL handler is skipped. */
+static const struct dx_step sc_srq_event_basic[] = {
+	ALLOC_PD(0),
+	SRQ(0, 0),
+	SRQ(1, 0, NOH),
+	RAISE_SRQ(0, DX_EV_SRQ_LIMIT),	/* srq 0 once, element srq 0 */
+	RAISE_SRQ(0, DX_EV_SRQ_ERR),
+	RAISE_SRQ(1, DX_EV_SRQ_LIMIT),	/* nobody called */
+	FREE_SRQ(0),
+	FREE_SRQ(1),
+	FREE_PD(0),
+	END
+};
+
+/* SRQ events on an XRC SRQ, and CQ_ERR on the CQ it holds. */
+static const struct dx_step sc_srq_event_xrc[] = {
+	ALLOC_PD(0),
+	MAKE_CQ(0),
+	ALLOC_XRCD(0),
+	XSRQ(0, 0, 0, 0),
+	XSRQ(1, 0, 0, 0, NOH),
+	RAISE_SRQ(0, DX_EV_SRQ_LIMIT),
+	RAISE_SRQ(0, DX_EV_SRQ_ERR),
+	RAISE_SRQ(1, DX_EV_SRQ_ERR),	/* nobody called */
+	RAISE_CQ(0, DX_EV_CQ_ERR),	/* the CQ's handler, not the SRQs' */
+	FREE_SRQ(0),
+	FREE_SRQ(1),
+	FREE_XRCD(0),
+	FREE_CQ(0),
+	FREE_PD(0),
+	END
+};
+
+/*
+ * After destroy the driver no longer knows the CQ/SRQ: the raise fails and
+ * no handler runs. (Nothing is created after the destroys, so the stale
+ * pointers the Linux side looks up cannot name a new object.)
+ */
+static const struct dx_step sc_cq_srq_event_none_after_destroy[] = {
+	ALLOC_PD(0),
+	MAKE_CQ(0),
+	MAKE_CQ(1),
+	ALLOC_XRCD(0),
+	SRQ(0, 0),
+	XSRQ(1, 0, 1, 0),
+	RAISE_CQ(0, DX_EV_CQ_ERR),
+	RAISE_SRQ(0, DX_EV_SRQ_ERR),
+	RAISE_SRQ(1, DX_EV_SRQ_LIMIT),
+	FREE_SRQ(0),
+	FREE_SRQ(1),
+	FREE_CQ(0),
+	RAISE_CQ(0, DX_EV_CQ_ERR, .rc = -EINVAL),
+	RAISE_SRQ(0, DX_EV_SRQ_ERR, .rc = -EINVAL),
+	RAISE_SRQ(1, DX_EV_SRQ_LIMIT, .rc = -EINVAL),
+	RAISE_CQ(1, DX_EV_CQ_ERR),	/* the other CQ still gets its own */
+	FREE_CQ(1),
+	RAISE_CQ(1, DX_EV_CQ_ERR, .rc = -EINVAL),
+	FREE_XRCD(0),
+	FREE_PD(0),
+	END
+};
+
 static const struct dx_step sc_xrc_srq_takes_xrcd_usecnt[] = {
 	ALLOC_PD(0),
 	MAKE_CQ(0),
@@ -1093,6 +1180,11 @@ const struct dx_scenario dx_scenarios[] = {
 	SC(xrc_srq_needs_xrcd, "XRC SRQ needs an XRCD"),
 	SC(qp_on_srq, "usecnt of an SRQ"),
 	SC(cq_busy_while_used, "usecnt of a CQ"),
+	SC(cq_event_reaches_handler, "events: CQ, element = the CQ"),
+	SC(cq_event_null_handler, "events: NULL handler skipped"),
+	SC(srq_event_basic, "events: SRQ, element = the SRQ"),
+	SC(srq_event_xrc, "events: SRQ, element = the SRQ"),
+	SC(cq_srq_event_none_after_destroy, "events: none after destroy"),
 	SC(last_destroy_fails, "D1"),
 	SC(last_destroy_fails_after_others, "D1"),
 	SC(destroy_handleless_real_qp, "D2"),

@@ -29,6 +29,8 @@ static_assert(DX_M_STATE == (int)XQP_QP_STATE && DX_M_CUR_STATE == (int)XQP_QP_C
 static_assert(DX_EV_QP_FATAL == (int)XQP_EVENT_QP_FATAL && DX_EV_COMM_EST == (int)XQP_EVENT_COMM_EST &&
 	      DX_EV_PATH_MIG == (int)XQP_EVENT_PATH_MIG &&
 	      DX_EV_LAST_WQE == (int)XQP_EVENT_QP_LAST_WQE_REACHED);
+static_assert(DX_EV_CQ_ERR == (int)XQP_EVENT_CQ_ERR && DX_EV_SRQ_ERR == (int)XQP_EVENT_SRQ_ERR &&
+	      DX_EV_SRQ_LIMIT == (int)XQP_EVENT_SRQ_LIMIT_REACHED);
 
 struct xq_ctx;
 
@@ -50,6 +52,12 @@ struct xq_ctx {
 	u32 qpn_valid;
 	struct xq_evctx evctx[DX_NQ];
 	struct dx_ev ev[DX_NQ];
+	/* CQ and SRQ events; the last CQ/SRQ destroyed in a slot (never followed) */
+	struct xq_evctx cq_evctx[DX_NC], srq_evctx[DX_NS];
+	struct dx_ev cq_ev[DX_NC], srq_ev[DX_NS];
+	struct xqp_cq *cq_gone[DX_NC];
+	u32 srqn[DX_NS];		/* xqp_srq_num() of the live or last SRQ */
+	u32 srqn_valid;
 };
 
 static void xq_event(struct xqp_event *ev, void *context)
@@ -61,6 +69,36 @@ static void xq_event(struct xqp_event *ev, void *context)
 
 	for (i = 0; i < DX_NQ; i++)
 		if (xq->qp[i] && xq->qp[i] == ev->element.qp)
+			elem = i;
+	r->calls++;
+	r->elem = elem;
+	r->type = ev->event;
+}
+
+static void xq_cq_event(struct xqp_event *ev, void *context)
+{
+	struct xq_evctx *ec = context;
+	struct xq_ctx *xq = ec->xq;
+	struct dx_ev *r = &xq->cq_ev[ec->slot];
+	int i, elem = -2;
+
+	for (i = 0; i < DX_NC; i++)
+		if (xq->cq[i] && xq->cq[i] == ev->element.cq)
+			elem = i;
+	r->calls++;
+	r->elem = elem;
+	r->type = ev->event;
+}
+
+static void xq_srq_event(struct xqp_event *ev, void *context)
+{
+	struct xq_evctx *ec = context;
+	struct xq_ctx *xq = ec->xq;
+	struct dx_ev *r = &xq->srq_ev[ec->slot];
+	int i, elem = -2;
+
+	for (i = 0; i < DX_NS; i++)
+		if (xq->srq[i] && xq->srq[i] == ev->element.srq)
 			elem = i;
 	r->calls++;
 	r->elem = elem;
@@ -84,6 +122,14 @@ static void *xq_setup(struct kunit *test)
 		xq->evctx[i].xq = xq;
 		xq->evctx[i].slot = i;
 		xq->ev[i].elem = -1;
+	}
+	for (i = 0; i < DX_NC; i++) {
+		xq->cq_evctx[i] = (struct xq_evctx){ .xq = xq, .slot = i };
+		xq->cq_ev[i].elem = -1;
+	}
+	for (i = 0; i < DX_NS; i++) {
+		xq->srq_evctx[i] = (struct xq_evctx){ .xq = xq, .slot = i };
+		xq->srq_ev[i].elem = -1;
 	}
 	return xq;
 }
@@ -372,7 +418,9 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 
 		if (xq->cq[s->c])
 			return DX_RC_DEAD_SLOT;
-		cq = xqp_create_cq(xq->dev, 16, NULL, NULL);
+		cq = xqp_create_cq(xq->dev, 16,
+				   (s->flags & DX_F_NO_HANDLER) ? NULL : xq_cq_event,
+				   &xq->cq_evctx[s->c]);
 		if (IS_ERR(cq))
 			return PTR_ERR(cq);
 		xq->cq[s->c] = cq;
@@ -382,8 +430,10 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		if (!xq->cq[s->c])
 			return DX_RC_DEAD_SLOT;
 		rc = xqp_destroy_cq(xq->cq[s->c]);
-		if (!rc)
+		if (!rc) {
+			xq->cq_gone[s->c] = xq->cq[s->c];
 			xq->cq[s->c] = NULL;
+		}
 		return rc;
 	case DX_CREATE_TGT:
 	case DX_CREATE_QP:
@@ -450,6 +500,8 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		struct xqp_srq_init_attr sa = {
 			.attr = { .max_wr = 10, .max_sge = 1 },
 			.srq_type = s->x == -1 ? XQP_SRQT_BASIC : XQP_SRQT_XRC,
+			.event_handler = (s->flags & DX_F_NO_HANDLER) ? NULL : xq_srq_event,
+			.srq_context = &xq->srq_evctx[s->s],
 		};
 		struct xqp_srq *srq;
 
@@ -468,6 +520,8 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		o->out[n++] = sa.attr.max_sge;
 		o->nout = n;
 		xq->srq[s->s] = srq;
+		xq->srqn[s->s] = xqp_srq_num(srq);
+		xq->srqn_valid |= BIT(s->s);
 		return 0;
 	}
 	case DX_DESTROY_SRQ:
@@ -477,6 +531,14 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		if (!rc)
 			xq->srq[s->s] = NULL;
 		return rc;
+	case DX_RAISE_CQ_EVENT:
+		if (!xq->cq[s->c] && !xq->cq_gone[s->c])
+			return DX_RC_DEAD_SLOT;
+		return xqp_soft_raise_cq_event(xq->soft, xq->cq[s->c] ?: xq->cq_gone[s->c], s->arg);
+	case DX_RAISE_SRQ_EVENT:
+		if (!(xq->srqn_valid & BIT(s->s)))
+			return DX_RC_DEAD_SLOT;
+		return xqp_soft_raise_srq_event(xq->soft, xq->srqn[s->s], s->arg);
 	case DX_QPN_CURSOR:
 		xqp_soft_set_qpn_cursor(xq->soft, s->arg);
 		return 0;
@@ -546,6 +608,14 @@ static void xq_observe(void *ctx, struct dx_obs *o)
 	for (i = 0; i < DX_NQ; i++) {
 		o->ev[i] = xq->ev[i];
 		xq->ev[i] = (struct dx_ev){ .elem = -1 };
+	}
+	for (i = 0; i < DX_NC; i++) {
+		o->cq_ev[i] = xq->cq_ev[i];
+		xq->cq_ev[i] = (struct dx_ev){ .elem = -1 };
+	}
+	for (i = 0; i < DX_NS; i++) {
+		o->srq_ev[i] = xq->srq_ev[i];
+		xq->srq_ev[i] = (struct dx_ev){ .elem = -1 };
 	}
 	xqp_soft_counts(xq->soft, &c);
 	o->drv[0] = c.pd;

@@ -108,6 +108,8 @@ struct xqp_refdev {
 	u32 qpn_next;			/* allocation cursor, under qps' lock */
 	struct ida srqns;		/* XRC SRQ numbers */
 	struct xarray srqs;		/* XRC srq_num -> struct refdev_srq */
+	struct xarray cqs;		/* every CQ, for xqp_refdev_raise_ibcq_event */
+	struct xarray srq_ids;		/* every SRQ, for xqp_refdev_raise_ibsrq_event */
 	atomic_t count[REFDEV_KINDS];
 	struct refdev_inject inject[XQP_REFDEV_OP_COUNT];
 	atomic64_t calls[XQP_REFDEV_OP_COUNT];
@@ -128,11 +130,13 @@ struct refdev_xrcd {
 
 struct refdev_cq {
 	struct ib_cq ibcq;
+	u32 id;				/* in ref->cqs */
 };
 
 struct refdev_srq {
 	struct ib_srq ibsrq;
 	u32 srq_num;			/* XRC SRQs only, else 0 */
+	u32 id;				/* in ref->srq_ids */
 	struct ib_srq_attr attr;
 };
 
@@ -369,6 +373,7 @@ static int refdev_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr
 			    struct uverbs_attr_bundle *attrs)
 {
 	struct xqp_refdev *ref = to_ref(cq->device);
+	struct refdev_cq *rcq = container_of(cq, struct refdev_cq, ibcq);
 	int err = refdev_enter(ref, XQP_REFDEV_OP_CREATE_CQ);
 
 	if (err)
@@ -380,6 +385,12 @@ static int refdev_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr
 	err = refdev_get(ref, REFDEV_CQ);
 	if (err)
 		return err;
+	/* Reachable for xqp_refdev_raise_ibcq_event() until destroyed. */
+	err = xa_alloc_irq(&ref->cqs, &rcq->id, rcq, xa_limit_32b, GFP_KERNEL);
+	if (err) {
+		refdev_put(ref, REFDEV_CQ);
+		return err;
+	}
 	cq->cqe = attr->cqe;
 	return 0;
 }
@@ -391,6 +402,8 @@ static int refdev_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
 
 	if (err)
 		return err;
+	/* After this no event can reach the CQ (see raise_ibcq_event). */
+	xa_erase_irq(&ref->cqs, container_of(cq, struct refdev_cq, ibcq)->id);
 	refdev_put(ref, REFDEV_CQ);
 	return 0;
 }
@@ -487,6 +500,16 @@ static int refdev_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init
 			return err;
 		}
 	}
+	/* Reachable for xqp_refdev_raise_ibsrq_event() until destroyed. */
+	err = xa_alloc_irq(&ref->srq_ids, &srq->id, srq, xa_limit_32b, GFP_KERNEL);
+	if (err) {
+		if (srq->srq_num) {
+			xa_erase_irq(&ref->srqs, srq->srq_num);
+			ida_free(&ref->srqns, srq->srq_num);
+		}
+		refdev_put(ref, REFDEV_SRQ);
+		return err;
+	}
 	return 0;
 }
 
@@ -503,6 +526,7 @@ static int refdev_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		xa_erase_irq(&ref->srqs, srq->srq_num);
 		ida_free(&ref->srqns, srq->srq_num);
 	}
+	xa_erase_irq(&ref->srq_ids, srq->id);
 	refdev_put(ref, REFDEV_SRQ);
 	return 0;
 }
@@ -824,6 +848,58 @@ int xqp_refdev_raise_cq_event(struct xqp_refdev *ref, u32 qp_num,
 }
 EXPORT_SYMBOL_GPL(xqp_refdev_raise_cq_event);
 
+int xqp_refdev_raise_ibcq_event(struct xqp_refdev *ref, struct ib_cq *cq,
+				enum ib_event_type type)
+{
+	struct refdev_cq *rcq;
+	struct ib_event ev = {};
+	unsigned long flags, id;
+	int err = 0;
+
+	/* @cq is only compared, never followed, until it is found live. */
+	xa_lock_irqsave(&ref->cqs, flags);
+	xa_for_each(&ref->cqs, id, rcq)
+		if (cq && &rcq->ibcq == cq)
+			break;
+	if (!rcq) {
+		err = -EINVAL;
+	} else if (cq->event_handler) {
+		ev.device = &ref->ibdev;
+		ev.element.cq = cq;
+		ev.event = type;
+		cq->event_handler(&ev, cq->cq_context);
+	}
+	xa_unlock_irqrestore(&ref->cqs, flags);
+	return err;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_raise_ibcq_event);
+
+int xqp_refdev_raise_ibsrq_event(struct xqp_refdev *ref, struct ib_srq *srq,
+				 enum ib_event_type type)
+{
+	struct refdev_srq *rsrq;
+	struct ib_event ev = {};
+	unsigned long flags, id;
+	int err = 0;
+
+	/* @srq is only compared, never followed, until it is found live. */
+	xa_lock_irqsave(&ref->srq_ids, flags);
+	xa_for_each(&ref->srq_ids, id, rsrq)
+		if (srq && &rsrq->ibsrq == srq)
+			break;
+	if (!rsrq) {
+		err = -EINVAL;
+	} else if (srq->event_handler) {
+		ev.device = &ref->ibdev;
+		ev.element.srq = srq;
+		ev.event = type;
+		srq->event_handler(&ev, srq->srq_context);
+	}
+	xa_unlock_irqrestore(&ref->srq_ids, flags);
+	return err;
+}
+EXPORT_SYMBOL_GPL(xqp_refdev_raise_ibsrq_event);
+
 struct ib_qp *xqp_refdev_find_qp(struct xqp_refdev *ref, u32 qp_num)
 {
 	struct refdev_qp *qp = xa_load(&ref->qps, qp_num);
@@ -1004,6 +1080,8 @@ struct xqp_refdev *xqp_refdev_create(void)
 	ref->qpn_next = XQP_REFDEV_QPN_FIRST;
 	ida_init(&ref->srqns);
 	xa_init_flags(&ref->srqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&ref->cqs, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&ref->srq_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 
 	ibdev = &ref->ibdev;
 	instance = atomic64_inc_return(&refdev_instances);
@@ -1048,6 +1126,8 @@ unsigned int xqp_refdev_destroy(struct xqp_refdev *ref)
 		       c.srq, c.qp);
 	ida_destroy(&ref->srqns);
 	xa_destroy(&ref->srqs);
+	xa_destroy(&ref->cqs);
+	xa_destroy(&ref->srq_ids);
 	xa_destroy(&ref->qps);
 	ib_dealloc_device(&ref->ibdev);
 	return left;

@@ -151,6 +151,39 @@ int xqp_refdev_raise_cq_event(struct xqp_refdev *ref, u32 qp_num,
 			      enum ib_event_type type);
 
 /**
+ * xqp_refdev_raise_ibcq_event - report an async event on a CQ, as hardware does.
+ * @ref: the device.
+ * @cq: the CQ (any CQ of @ref, with or without QPs; a kernel caller's handle).
+ * @type: the event (IB_EVENT_CQ_ERR).
+ *
+ * Looks @cq up among the live CQs of @ref (the pointer is only compared,
+ * never followed, until found) and calls its event_handler, if any, with
+ * element.cq set, under the lock destroy_cq takes to unlist it: a stale or
+ * destroyed pointer gets -EINVAL, never a call (unless the memory was
+ * reused for a new CQ of @ref, which then gets the event).
+ *
+ * Context: any; the handler runs in atomic context.
+ * Return: 0, or -EINVAL if @cq is no live CQ of @ref.
+ */
+int xqp_refdev_raise_ibcq_event(struct xqp_refdev *ref, struct ib_cq *cq,
+				enum ib_event_type type);
+
+/**
+ * xqp_refdev_raise_ibsrq_event - report an async event on any SRQ.
+ * @ref: the device.
+ * @srq: the SRQ, basic or XRC (basic SRQs have no number to raise it by).
+ * @type: the event (IB_EVENT_SRQ_ERR, IB_EVENT_SRQ_LIMIT_REACHED).
+ *
+ * As xqp_refdev_raise_ibcq_event(), for SRQs: -EINVAL for a pointer that is
+ * no live SRQ of @ref, else the event_handler, if any, with element.srq set.
+ *
+ * Context: any; the handler runs in atomic context.
+ * Return: 0, or -EINVAL if @srq is no live SRQ of @ref.
+ */
+int xqp_refdev_raise_ibsrq_event(struct xqp_refdev *ref, struct ib_srq *srq,
+				 enum ib_event_type type);
+
+/**
  * xqp_refdev_find_qp - the driver's (real) QP with number @qp_num.
  *
  * No reference is taken: the pointer is valid only while the caller knows
