@@ -799,24 +799,38 @@ int xqp_refdev_raise_qp_event(struct xqp_refdev *ref, u32 qp_num,
 }
 EXPORT_SYMBOL_GPL(xqp_refdev_raise_qp_event);
 
+/* Deliver as a driver does: to the handler registered at create, if any. */
+static void refdev_deliver_cq_event(struct xqp_refdev *ref, struct ib_cq *cq,
+				    enum ib_event_type type)
+{
+	struct ib_event ev = { .device = &ref->ibdev, .element.cq = cq, .event = type };
+
+	if (cq->event_handler)
+		cq->event_handler(&ev, cq->cq_context);
+}
+
+static void refdev_deliver_srq_event(struct xqp_refdev *ref, struct ib_srq *srq,
+				     enum ib_event_type type)
+{
+	struct ib_event ev = { .device = &ref->ibdev, .element.srq = srq, .event = type };
+
+	if (srq->event_handler)
+		srq->event_handler(&ev, srq->srq_context);
+}
+
 int xqp_refdev_raise_srq_event(struct xqp_refdev *ref, u32 srq_num,
 			       enum ib_event_type type)
 {
 	struct refdev_srq *srq;
-	struct ib_event ev = {};
 	unsigned long flags;
 	int err = 0;
 
 	xa_lock_irqsave(&ref->srqs, flags);
 	srq = xa_load(&ref->srqs, srq_num);
-	if (!srq) {
+	if (srq)
+		refdev_deliver_srq_event(ref, &srq->ibsrq, type);
+	else
 		err = -EINVAL;
-	} else if (srq->ibsrq.event_handler) {
-		ev.device = &ref->ibdev;
-		ev.element.srq = &srq->ibsrq;
-		ev.event = type;
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	}
 	xa_unlock_irqrestore(&ref->srqs, flags);
 	return err;
 }
@@ -826,7 +840,6 @@ int xqp_refdev_raise_cq_event(struct xqp_refdev *ref, u32 qp_num,
 			      enum ib_event_type type)
 {
 	struct refdev_qp *qp;
-	struct ib_event ev = {};
 	struct ib_cq *cq;
 	unsigned long flags;
 	int err = 0;
@@ -835,14 +848,10 @@ int xqp_refdev_raise_cq_event(struct xqp_refdev *ref, u32 qp_num,
 	xa_lock_irqsave(&ref->qps, flags);
 	qp = xa_load(&ref->qps, qp_num);
 	cq = qp ? qp->ibqp.send_cq : NULL;
-	if (!cq) {
+	if (cq)
+		refdev_deliver_cq_event(ref, cq, type);
+	else
 		err = -EINVAL;
-	} else if (cq->event_handler) {
-		ev.device = &ref->ibdev;
-		ev.element.cq = cq;
-		ev.event = type;
-		cq->event_handler(&ev, cq->cq_context);
-	}
 	xa_unlock_irqrestore(&ref->qps, flags);
 	return err;
 }
@@ -852,7 +861,6 @@ int xqp_refdev_raise_ibcq_event(struct xqp_refdev *ref, struct ib_cq *cq,
 				enum ib_event_type type)
 {
 	struct refdev_cq *rcq;
-	struct ib_event ev = {};
 	unsigned long flags, id;
 	int err = 0;
 
@@ -861,14 +869,10 @@ int xqp_refdev_raise_ibcq_event(struct xqp_refdev *ref, struct ib_cq *cq,
 	xa_for_each(&ref->cqs, id, rcq)
 		if (cq && &rcq->ibcq == cq)
 			break;
-	if (!rcq) {
+	if (rcq)
+		refdev_deliver_cq_event(ref, cq, type);
+	else
 		err = -EINVAL;
-	} else if (cq->event_handler) {
-		ev.device = &ref->ibdev;
-		ev.element.cq = cq;
-		ev.event = type;
-		cq->event_handler(&ev, cq->cq_context);
-	}
 	xa_unlock_irqrestore(&ref->cqs, flags);
 	return err;
 }
@@ -878,7 +882,6 @@ int xqp_refdev_raise_ibsrq_event(struct xqp_refdev *ref, struct ib_srq *srq,
 				 enum ib_event_type type)
 {
 	struct refdev_srq *rsrq;
-	struct ib_event ev = {};
 	unsigned long flags, id;
 	int err = 0;
 
@@ -887,14 +890,10 @@ int xqp_refdev_raise_ibsrq_event(struct xqp_refdev *ref, struct ib_srq *srq,
 	xa_for_each(&ref->srq_ids, id, rsrq)
 		if (srq && &rsrq->ibsrq == srq)
 			break;
-	if (!rsrq) {
+	if (rsrq)
+		refdev_deliver_srq_event(ref, srq, type);
+	else
 		err = -EINVAL;
-	} else if (srq->event_handler) {
-		ev.device = &ref->ibdev;
-		ev.element.srq = srq;
-		ev.event = type;
-		srq->event_handler(&ev, srq->srq_context);
-	}
 	xa_unlock_irqrestore(&ref->srq_ids, flags);
 	return err;
 }
