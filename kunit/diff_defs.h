@@ -14,6 +14,7 @@
 #define XQP_KUNIT_DIFF_DEFS_H
 
 #include <kunit/test.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 
 /* Slots per scenario. */
@@ -177,6 +178,23 @@ struct dx_ev {
 	s8 elem;	/* slot of element.qp of the last one; -1 none, -2 unknown */
 	u8 type;
 };
+
+/*
+ * Records one event in @rec: one more call, its type @evtype, and which slot
+ * of the array @slots its element @element is (-2 when none is). Both
+ * executors' handlers (QP, CQ, SRQ) use it, each with its own slot array.
+ */
+#define dx_ev_record(rec, slots, element, evtype)				\
+	do {									\
+		int __i;							\
+										\
+		(rec)->elem = -2;						\
+		for (__i = 0; __i < ARRAY_SIZE(slots); __i++)			\
+			if ((slots)[__i] && (slots)[__i] == (element))		\
+				(rec)->elem = __i;				\
+		(rec)->calls++;							\
+		(rec)->type = (evtype);						\
+	} while (0)
 
 struct dx_obs {
 	int rc;

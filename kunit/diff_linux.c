@@ -158,45 +158,24 @@ static void lx_event(struct ib_event *ev, void *context)
 {
 	struct lx_evctx *ec = context;
 	struct lx_ctx *lx = ec->lx;
-	struct dx_ev *r = &lx->ev[ec->slot];
-	int i, elem = -2;
 
-	for (i = 0; i < DX_NQ; i++)
-		if (lx->qp[i] && lx->qp[i] == ev->element.qp)
-			elem = i;
-	r->calls++;
-	r->elem = elem;
-	r->type = ev->event;
+	dx_ev_record(&lx->ev[ec->slot], lx->qp, ev->element.qp, ev->event);
 }
 
 static void lx_cq_event(struct ib_event *ev, void *context)
 {
 	struct lx_evctx *ec = context;
 	struct lx_ctx *lx = ec->lx;
-	struct dx_ev *r = &lx->cq_ev[ec->slot];
-	int i, elem = -2;
 
-	for (i = 0; i < DX_NC; i++)
-		if (lx->cq[i] && lx->cq[i] == ev->element.cq)
-			elem = i;
-	r->calls++;
-	r->elem = elem;
-	r->type = ev->event;
+	dx_ev_record(&lx->cq_ev[ec->slot], lx->cq, ev->element.cq, ev->event);
 }
 
 static void lx_srq_event(struct ib_event *ev, void *context)
 {
 	struct lx_evctx *ec = context;
 	struct lx_ctx *lx = ec->lx;
-	struct dx_ev *r = &lx->srq_ev[ec->slot];
-	int i, elem = -2;
 
-	for (i = 0; i < DX_NS; i++)
-		if (lx->srq[i] && lx->srq[i] == ev->element.srq)
-			elem = i;
-	r->calls++;
-	r->elem = elem;
-	r->type = ev->event;
+	dx_ev_record(&lx->srq_ev[ec->slot], lx->srq, ev->element.srq, ev->event);
 }
 
 static void *lx_setup(struct kunit *test)

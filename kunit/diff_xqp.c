@@ -64,45 +64,24 @@ static void xq_event(struct xqp_event *ev, void *context)
 {
 	struct xq_evctx *ec = context;
 	struct xq_ctx *xq = ec->xq;
-	struct dx_ev *r = &xq->ev[ec->slot];
-	int i, elem = -2;
 
-	for (i = 0; i < DX_NQ; i++)
-		if (xq->qp[i] && xq->qp[i] == ev->element.qp)
-			elem = i;
-	r->calls++;
-	r->elem = elem;
-	r->type = ev->event;
+	dx_ev_record(&xq->ev[ec->slot], xq->qp, ev->element.qp, ev->event);
 }
 
 static void xq_cq_event(struct xqp_event *ev, void *context)
 {
 	struct xq_evctx *ec = context;
 	struct xq_ctx *xq = ec->xq;
-	struct dx_ev *r = &xq->cq_ev[ec->slot];
-	int i, elem = -2;
 
-	for (i = 0; i < DX_NC; i++)
-		if (xq->cq[i] && xq->cq[i] == ev->element.cq)
-			elem = i;
-	r->calls++;
-	r->elem = elem;
-	r->type = ev->event;
+	dx_ev_record(&xq->cq_ev[ec->slot], xq->cq, ev->element.cq, ev->event);
 }
 
 static void xq_srq_event(struct xqp_event *ev, void *context)
 {
 	struct xq_evctx *ec = context;
 	struct xq_ctx *xq = ec->xq;
-	struct dx_ev *r = &xq->srq_ev[ec->slot];
-	int i, elem = -2;
 
-	for (i = 0; i < DX_NS; i++)
-		if (xq->srq[i] && xq->srq[i] == ev->element.srq)
-			elem = i;
-	r->calls++;
-	r->elem = elem;
-	r->type = ev->event;
+	dx_ev_record(&xq->srq_ev[ec->slot], xq->srq, ev->element.srq, ev->event);
 }
 
 static void *xq_setup(struct kunit *test)
