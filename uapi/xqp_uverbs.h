@@ -3,17 +3,20 @@
  * What /dev/xqp/uverbsN offers beyond <rdma/ib_user_verbs.h>.
  *
  * The write ABI itself is exactly ib_uverbs' (struct ib_uverbs_cmd_hdr +
- * command struct, responses through the command's `response` pointer). The
- * only addition is a test hook: ioctls that make the device report an async
- * event on a QP, CQ or SRQ, as hardware would, so that tests can see events
- * reach every opener of a shared QP and the owners of CQs and SRQs. Linux's
- * uverbs fd answers them with ENOTTY.
+ * command struct, responses through the command's `response` pointer).
+ * Two additions:
+ *  - the XRC target SRQ number of a send WR (struct xqp_uverbs_send_wr);
+ *  - a test hook: ioctls that make the device report an async event on a
+ *    QP, CQ or SRQ, as hardware would, so that tests can see events reach
+ *    every opener of a shared QP and the owners of CQs and SRQs. Linux's
+ *    uverbs fd answers them with ENOTTY.
  */
 #ifndef XQP_UAPI_UVERBS_H
 #define XQP_UAPI_UVERBS_H
 
 #include <linux/ioctl.h>
 #include <linux/types.h>
+#include <rdma/ib_user_verbs.h>
 
 /* sysfs: /sys/class/xqp_uverbs/uverbsN/ibdev names the xqp device. */
 #define XQP_UVERBS_CLASS	"xqp_uverbs"
@@ -35,6 +38,21 @@ struct xqp_uverbs_raise_event {
 	};
 	__u32 event_type;
 	__u64 reserved;
+};
+
+/*
+ * POST_SEND's WRs for an XRC_INI QP. struct ib_uverbs_send_wr has no field
+ * for the XRC SRQ a message goes to; Linux's POST_SEND accepts a wqe_size
+ * larger than struct ib_uverbs_send_wr (and skips the rest), so the number
+ * trails it: send wqe_size = sizeof(struct xqp_uverbs_send_wr) and fill
+ * xrc_remote_srq_num. xqp reads it when wqe_size covers it and the QP is an
+ * XRC_INI QP; an XRC_INI send with a shorter wqe_size fails with EINVAL.
+ * @reserved is not looked at (Linux ignores the bytes past its struct).
+ */
+struct xqp_uverbs_send_wr {
+	struct ib_uverbs_send_wr wr;
+	__u32 xrc_remote_srq_num;
+	__u32 reserved;
 };
 
 #define XQP_UVERBS_IOC_MAGIC	'X'

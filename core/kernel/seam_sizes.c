@@ -7,6 +7,8 @@
 #include <linux/kbuild.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #define WORDS(t) ((sizeof(t) + sizeof(long) - 1) / sizeof(long))
 
@@ -14,5 +16,7 @@ int main(void)
 {
 	DEFINE(XQP_SPINLOCK_WORDS, WORDS(spinlock_t));
 	DEFINE(XQP_MUTEX_WORDS, WORDS(struct mutex));
+	DEFINE(XQP_WORK_WORDS, WORDS(struct delayed_work));
+	DEFINE(XQP_WAITQ_WORDS, WORDS(wait_queue_head_t));
 	return 0;
 }

@@ -48,6 +48,28 @@ struct xqp_drv_qp_created {
 	struct xqp_qp_cap cap;	/* granted */
 };
 
+/*
+ * The memory an MR covers, as the caller who registers it provides it:
+ * user pages pinned by the char device, or a kernel buffer
+ * (xqp_reg_kernel_mr()). The MR owns it from a successful reg_mr on and
+ * calls release() once, when the MR is gone.
+ *
+ * map() returns the address of byte @offset (< length) and stores in *@len
+ * how many bytes from there are mapped contiguously (at least 1); unmap()
+ * undoes one map(), newest first (kmap_local rules). Both may be called in
+ * any context that may not sleep, never with IRQs off.
+ */
+struct xqp_mem;
+struct xqp_mem_ops {
+	void *(*map)(struct xqp_mem *mem, xqp_u64 offset, xqp_u64 *len);
+	void (*unmap)(struct xqp_mem *mem, void *addr);
+	void (*release)(struct xqp_mem *mem);
+};
+struct xqp_mem {
+	const struct xqp_mem_ops *ops;
+	xqp_u64 length;
+};
+
 struct xqp_device_ops {
 	int (*query_device)(void *drv, struct xqp_device_attr *attr);
 	/*
@@ -86,6 +108,38 @@ struct xqp_device_ops {
 	int (*query_qp)(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
 			int attr_mask);
 	int (*destroy_qp)(void *drv, void *drv_qp);
+
+	/*
+	 * The data path. Optional as a group: a device without post_send
+	 * answers -EOPNOTSUPP to every data-path verb.
+	 *
+	 * reg_mr: an MR of @pd over @mem at @iova (access already checked by
+	 * the core); the driver uses @mem until dereg_mr returns 0, and calls
+	 * no mem op after that (the core releases it).
+	 */
+	int (*reg_mr)(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
+		      int access, void **drv_mr, xqp_u32 *lkey, xqp_u32 *rkey);
+	int (*dereg_mr)(void *drv, void *drv_mr);
+	/*
+	 * Posting: validate and queue every WR or stop at the first bad one
+	 * (*bad_wr, the queued ones stay); a UD WR's wr.ud.ah is the core's
+	 * AH (xqp_ah_get_attr(), xqp_ah_pd()). Any context.
+	 */
+	int (*post_send)(void *drv, void *drv_qp, const struct xqp_send_wr *wr,
+			 const struct xqp_send_wr **bad_wr);
+	int (*post_recv)(void *drv, void *drv_qp, const struct xqp_recv_wr *wr,
+			 const struct xqp_recv_wr **bad_wr);
+	int (*post_srq_recv)(void *drv, void *drv_srq,
+			     const struct xqp_recv_wr *wr,
+			     const struct xqp_recv_wr **bad_wr);
+	int (*poll_cq)(void *drv, void *drv_cq, int num, struct xqp_wc *wc);
+	/* Returns 0, or 1 with REPORT_MISSED_EVENTS when entries are waiting. */
+	int (*req_notify_cq)(void *drv, void *drv_cq, int flags);
+	/* *granted holds @cqe on entry, as for create_cq. */
+	int (*resize_cq)(void *drv, void *drv_cq, int cqe, int *granted);
+	int (*modify_srq)(void *drv, void *drv_srq, struct xqp_srq_attr *attr,
+			  int mask);
+	int (*query_srq)(void *drv, void *drv_srq, struct xqp_srq_attr *attr);
 };
 
 /**
@@ -128,6 +182,12 @@ void *xqp_get_client_data(struct xqp_device *dev, struct xqp_client *client);
 void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type);
 void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type);
 void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type);
+/*
+ * A CQ armed with req_notify_cq got a completion it was armed for: calls
+ * the comp_handler of xqp_create_cq_attr(), if any. Any context, no
+ * sleeping; never for a CQ whose destroy_cq has returned.
+ */
+void xqp_cq_comp(struct xqp_cq *core_cq);
 
 XQP_EXTERN_C_END
 

@@ -67,6 +67,39 @@ void xqp_call_rcu(struct xqp_rcu_head *head, xqp_rcu_callback_t func);
 void xqp_synchronize_rcu(void);
 void xqp_rcu_barrier(void);	/* waits for every queued callback */
 
+/* ---- deferred work ---------------------------------------------------- */
+/*
+ * A work item runs its function in process context (a kernel worker; a
+ * host thread), at most once per queueing; queueing an item already queued
+ * does nothing. cancel_sync waits for a running call to finish.
+ */
+struct xqp_work;
+typedef void (*xqp_work_fn_t)(struct xqp_work *work);
+struct xqp_work {
+	unsigned long opaque[XQP_WORK_WORDS];
+	xqp_work_fn_t fn;
+};
+void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn);
+/* Runs @work after at least @delay_us microseconds (0: as soon as possible). */
+void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us);
+void xqp_work_cancel_sync(struct xqp_work *work);
+/* Waits until every work item queued so far has run. */
+void xqp_work_flush_all(void);
+
+/* ---- waiting for a count to drain --------------------------------------- */
+/*
+ * A wait queue for "until this counter is zero": the waiter sleeps; whoever
+ * drops the counter to zero calls xqp_waitq_wake().
+ */
+struct xqp_waitq {
+	unsigned long opaque[XQP_WAITQ_WORDS];
+};
+void xqp_waitq_init(struct xqp_waitq *wq);
+void xqp_wait_zero(struct xqp_waitq *wq, int *counter);	/* may sleep */
+void xqp_waitq_wake(struct xqp_waitq *wq);
+/* May the caller sleep (not atomic, IRQs on)? */
+int xqp_may_sleep(void);
+
 /* ---- misc ------------------------------------------------------------- */
 void xqp_might_sleep(void);
 void xqp_cpu_relax(void);

@@ -24,6 +24,9 @@ struct xqp_cq;
 struct xqp_srq;
 struct xqp_xrcd;
 struct xqp_qp;		/* a real QP or a handle on a shared XRC_TGT QP */
+struct xqp_mr;
+struct xqp_ah;
+struct xqp_mem;		/* the memory an MR covers (xqp/driver.h) */
 
 /* Same values as enum ib_qp_type. */
 enum xqp_qp_type {
@@ -374,6 +377,208 @@ void *xqp_qp_context(const struct xqp_qp *qp);
 void *xqp_qp_uobject(const struct xqp_qp *qp);
 xqp_u32 xqp_qp_handle_count(const struct xqp_qp *qp);	/* of the real QP */
 struct xqp_xrcd *xqp_qp_xrcd(const struct xqp_qp *qp);
+
+
+/* ---- the data path: shapes and values of include/rdma/ib_verbs.h ------- */
+
+/* Same bits as enum ib_access_flags. */
+enum xqp_access_flags {
+	XQP_ACCESS_LOCAL_WRITE = 1,
+	XQP_ACCESS_REMOTE_WRITE = 1 << 1,
+	XQP_ACCESS_REMOTE_READ = 1 << 2,
+	XQP_ACCESS_REMOTE_ATOMIC = 1 << 3,
+};
+
+/* Same values as enum ib_wr_opcode (the ones a soft device executes). */
+enum xqp_wr_opcode {
+	XQP_WR_RDMA_WRITE = 0,
+	XQP_WR_RDMA_WRITE_WITH_IMM = 1,
+	XQP_WR_SEND = 2,
+	XQP_WR_SEND_WITH_IMM = 3,
+	XQP_WR_RDMA_READ = 4,
+	XQP_WR_ATOMIC_CMP_AND_SWP = 5,
+	XQP_WR_ATOMIC_FETCH_AND_ADD = 6,
+};
+
+/* Same bits as enum ib_send_flags. */
+enum xqp_send_flags {
+	XQP_SEND_FENCE = 1,
+	XQP_SEND_SIGNALED = 1 << 1,
+	XQP_SEND_SOLICITED = 1 << 2,
+	XQP_SEND_INLINE = 1 << 3,
+};
+
+/* Same values as enum ib_wc_status. */
+enum xqp_wc_status {
+	XQP_WC_SUCCESS,
+	XQP_WC_LOC_LEN_ERR,
+	XQP_WC_LOC_QP_OP_ERR,
+	XQP_WC_LOC_EEC_OP_ERR,
+	XQP_WC_LOC_PROT_ERR,
+	XQP_WC_WR_FLUSH_ERR,
+	XQP_WC_MW_BIND_ERR,
+	XQP_WC_BAD_RESP_ERR,
+	XQP_WC_LOC_ACCESS_ERR,
+	XQP_WC_REM_INV_REQ_ERR,
+	XQP_WC_REM_ACCESS_ERR,
+	XQP_WC_REM_OP_ERR,
+	XQP_WC_RETRY_EXC_ERR,
+	XQP_WC_RNR_RETRY_EXC_ERR,
+	XQP_WC_LOC_RDD_VIOL_ERR,
+	XQP_WC_REM_INV_RD_REQ_ERR,
+	XQP_WC_REM_ABORT_ERR,
+	XQP_WC_INV_EECN_ERR,
+	XQP_WC_INV_EEC_STATE_ERR,
+	XQP_WC_FATAL_ERR,
+	XQP_WC_RESP_TIMEOUT_ERR,
+	XQP_WC_GENERAL_ERR,
+};
+
+/* Same values as enum ib_wc_opcode. */
+enum xqp_wc_opcode {
+	XQP_WC_SEND = 0,
+	XQP_WC_RDMA_WRITE = 1,
+	XQP_WC_RDMA_READ = 2,
+	XQP_WC_COMP_SWAP = 3,
+	XQP_WC_FETCH_ADD = 4,
+	XQP_WC_RECV = 1 << 7,
+	XQP_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
+};
+
+/* Same bits as enum ib_wc_flags. */
+enum xqp_wc_flags {
+	XQP_WC_GRH = 1,
+	XQP_WC_WITH_IMM = 1 << 1,
+};
+
+/* Same bits as enum ib_cq_notify_flags. */
+enum xqp_cq_notify_flags {
+	XQP_CQ_SOLICITED = 1,
+	XQP_CQ_NEXT_COMP = 2,
+	XQP_CQ_SOLICITED_MASK = 3,
+	XQP_CQ_REPORT_MISSED_EVENTS = 4,
+};
+
+/* Same bits as enum ib_srq_attr_mask. */
+enum xqp_srq_attr_mask {
+	XQP_SRQ_MAX_WR = 1,
+	XQP_SRQ_LIMIT = 2,
+};
+
+/* A scatter/gather element: @length bytes at @addr of the MR @lkey names. */
+struct xqp_sge {
+	xqp_u64 addr;
+	xqp_u32 length;
+	xqp_u32 lkey;
+};
+
+/*
+ * A send work request, as struct ib_send_wr with its rdma/atomic/ud
+ * extensions folded into one union. With XQP_SEND_INLINE the SGEs' addr
+ * are kernel addresses of the caller's data, copied at post time (lkey is
+ * not looked at). @imm_data is the big-endian immediate, passed as is.
+ * @xrc_remote_srq_num: the XRC SRQ an XRC_INI QP's message goes to
+ * (libibverbs' ibv_send_wr.qp_type.xrc.remote_srqn); ignored otherwise.
+ */
+struct xqp_send_wr {
+	struct xqp_send_wr *next;
+	xqp_u64 wr_id;
+	struct xqp_sge *sg_list;
+	int num_sge;
+	enum xqp_wr_opcode opcode;
+	int send_flags;
+	xqp_u32 imm_data;
+	union {
+		struct {
+			xqp_u64 remote_addr;
+			xqp_u32 rkey;
+		} rdma;
+		struct {
+			xqp_u64 remote_addr;
+			xqp_u64 compare_add;
+			xqp_u64 swap;
+			xqp_u32 rkey;
+		} atomic;
+		struct {
+			struct xqp_ah *ah;
+			xqp_u32 remote_qpn;
+			xqp_u32 remote_qkey;
+		} ud;
+	} wr;
+	xqp_u32 xrc_remote_srq_num;
+};
+
+struct xqp_recv_wr {
+	struct xqp_recv_wr *next;
+	xqp_u64 wr_id;
+	struct xqp_sge *sg_list;
+	int num_sge;
+};
+
+/*
+ * A work completion: the fields of struct ib_uverbs_wc (Linux's ib_wc has a
+ * QP pointer; xqp reports the number: for XRC receives it is the XRC_TGT
+ * QP's, whichever handle the caller holds).
+ */
+struct xqp_wc {
+	xqp_u64 wr_id;
+	enum xqp_wc_status status;
+	enum xqp_wc_opcode opcode;
+	xqp_u32 vendor_err;
+	xqp_u32 byte_len;
+	xqp_u32 imm_data;	/* big-endian, as sent */
+	xqp_u32 qp_num;
+	xqp_u32 src_qp;
+	int wc_flags;
+	xqp_u16 pkey_index;
+	xqp_u16 slid;
+	xqp_u8 sl;
+	xqp_u8 dlid_path_bits;
+	xqp_u8 port_num;
+};
+
+/* What xqp_create_cq_attr() creates (ib_create_cq()'s arguments). */
+typedef void (*xqp_comp_handler_t)(struct xqp_cq *cq, void *cq_context);
+struct xqp_cq_init_attr {
+	int cqe;
+	xqp_comp_handler_t comp_handler;	/* after REQ_NOTIFY; any context */
+	xqp_event_handler_t event_handler;
+	void *cq_context;
+};
+
+/* ---- memory regions ----------------------------------------------------- */
+struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
+			  xqp_u64 iova, int access);
+struct xqp_mr *xqp_reg_kernel_mr(struct xqp_pd *pd, void *addr, xqp_u64 length,
+				 int access);
+int xqp_dereg_mr(struct xqp_mr *mr);
+xqp_u32 xqp_mr_lkey(const struct xqp_mr *mr);
+xqp_u32 xqp_mr_rkey(const struct xqp_mr *mr);
+/* IB's rule (ib_check_mr_access): 0 or -EINVAL. */
+int xqp_check_mr_access(int access);
+
+/* ---- address handles (UD) ------------------------------------------------ */
+struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, const struct xqp_ah_attr *attr);
+int xqp_destroy_ah(struct xqp_ah *ah);
+const struct xqp_ah_attr *xqp_ah_get_attr(const struct xqp_ah *ah);
+struct xqp_pd *xqp_ah_pd(const struct xqp_ah *ah);
+
+/* ---- completion queues ----------------------------------------------------- */
+struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
+				  const struct xqp_cq_init_attr *attr);
+int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc);
+int xqp_req_notify_cq(struct xqp_cq *cq, int flags);
+int xqp_resize_cq(struct xqp_cq *cq, int cqe);
+
+/* ---- posting ------------------------------------------------------------- */
+int xqp_post_send(struct xqp_qp *qp, const struct xqp_send_wr *wr,
+		  const struct xqp_send_wr **bad_wr);
+int xqp_post_recv(struct xqp_qp *qp, const struct xqp_recv_wr *wr,
+		  const struct xqp_recv_wr **bad_wr);
+int xqp_post_srq_recv(struct xqp_srq *srq, const struct xqp_recv_wr *wr,
+		      const struct xqp_recv_wr **bad_wr);
+int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, int mask);
+int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr);
 
 /* The IB spec's transition table, as ib_modify_qp_is_ok(). Returns 1 if ok. */
 int xqp_modify_qp_is_ok(enum xqp_qp_state cur, enum xqp_qp_state next,

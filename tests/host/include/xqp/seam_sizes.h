@@ -4,4 +4,6 @@
 #define XQP_SEAM_SIZES_H
 #define XQP_SPINLOCK_WORDS 8	/* pthread_mutex_t (40) + owner + flags */
 #define XQP_MUTEX_WORDS 8
+#define XQP_WORK_WORDS 8	/* deadline, queued/running state, list links */
+#define XQP_WAITQ_WORDS 12	/* pthread_cond_t (48) + mutex (40) */
 #endif
