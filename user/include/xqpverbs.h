@@ -176,6 +176,8 @@ struct xqp_pd *xqp_alloc_pd(struct xqp_context *context);
 /** xqp_dealloc_pd - DEALLOC_PD: EBUSY while QPs or SRQs use it. */
 int xqp_dealloc_pd(struct xqp_pd *pd);
 
+struct xqp_comp_channel;
+
 struct xqp_cq {
 	struct xqp_context *context;
 	void *cq_context;
@@ -184,16 +186,30 @@ struct xqp_cq {
 	pthread_mutex_t mutex;
 	pthread_cond_t cond;
 	uint32_t async_events_completed;
+	struct xqp_comp_channel *channel;	/* NULL: none */
+	uint32_t comp_events_completed;	/* xqp_ack_cq_events() */
 };
 
 /**
- * xqp_create_cq - CREATE_CQ with at least @cqe entries. Completion channels
- * are not supported: @channel must be NULL. Return: CQ or NULL + errno.
+ * xqp_create_cq - CREATE_CQ with at least @cqe entries (ibv_create_cq(3)).
+ * @cq_context: returned by xqp_get_cq_event() for this CQ.
+ * @channel: the completion channel that gets this CQ's completion events
+ *           (after xqp_req_notify_cq()), or NULL for none. The channel
+ *           cannot be destroyed while the CQ uses it.
+ * @comp_vector: completion vector, 0 .. context->num_comp_vectors - 1
+ *           (else EINVAL from the kernel).
+ * Return: CQ (cq->cqe = the granted size) or NULL + errno (EBADF: @channel
+ * is not a completion channel of this device).
  */
 struct xqp_cq *xqp_create_cq(struct xqp_context *context, int cqe,
-			     void *cq_context, void *channel, int comp_vector);
+			     void *cq_context, struct xqp_comp_channel *channel,
+			     int comp_vector);
 
-/** xqp_destroy_cq - DESTROY_CQ: EBUSY while QPs or SRQs use it. */
+/**
+ * xqp_destroy_cq - DESTROY_CQ: EBUSY while QPs or SRQs use it. Waits until
+ * every async event and every completion event of this CQ that was read
+ * has been acknowledged (xqp_ack_async_event(), xqp_ack_cq_events()).
+ */
 int xqp_destroy_cq(struct xqp_cq *cq);
 
 /* ======================================================================
@@ -566,6 +582,306 @@ void xqp_ack_async_event(struct xqp_async_event *event);
 
 /** xqp_event_type_str - a name for an event type. */
 const char *xqp_event_type_str(enum xqp_event_type event);
+
+/* ======================================================================
+ * The data path: memory regions, address handles, completion channels,
+ * polling, posting (ibv_reg_mr(3), ibv_create_ah(3), ibv_poll_cq(3),
+ * ibv_post_send(3), ...). Code: lib/mr.c, lib/cq.c, lib/post.c.
+ * ====================================================================== */
+
+/* Access flags beyond those above (enum xqp_access_flags). */
+#define XQP_ACCESS_MW_BIND	(1 << 4)
+
+struct xqp_mr {
+	struct xqp_context *context;
+	struct xqp_pd *pd;
+	void *addr;		/* as registered */
+	size_t length;
+	uint64_t iova;		/* the address remote peers use (= addr unless _iova) */
+	uint32_t handle;
+	uint32_t lkey;		/* local SGEs */
+	uint32_t rkey;		/* remote RDMA/atomic access (= lkey on xqp) */
+};
+
+/**
+ * xqp_reg_mr - REG_MR: register @length bytes at @addr for access by the
+ * device (ibv_reg_mr(3)). The pages are pinned and count against
+ * RLIMIT_MEMLOCK (ENOMEM beyond it, unless CAP_IPC_LOCK).
+ * @access: XQP_ACCESS_* bits. REMOTE_WRITE or REMOTE_ATOMIC need
+ *          LOCAL_WRITE (EINVAL otherwise), as do receives into the MR and
+ *          RDMA READ / atomic results landing in it.
+ * The MR holds its PD: xqp_dealloc_pd() is EBUSY until xqp_dereg_mr().
+ * Return: the MR (lkey, rkey set), or NULL with errno (EINVAL, ENOMEM,
+ * EFAULT for memory that is not mapped, ENOENT for a stale PD).
+ */
+struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, void *addr, size_t length, int access);
+
+/**
+ * xqp_reg_mr_iova - as xqp_reg_mr(), but the region's addresses are
+ * [@iova, @iova + @length) (ibv_reg_mr_iova(3)): SGEs and remote accesses
+ * alike address it by @iova, which must have the same offset within a page
+ * as @addr (EINVAL).
+ */
+struct xqp_mr *xqp_reg_mr_iova(struct xqp_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access);
+
+/** xqp_dereg_mr - DEREG_MR. Return: 0 or errno. */
+int xqp_dereg_mr(struct xqp_mr *mr);
+
+struct xqp_ah {
+	struct xqp_context *context;
+	struct xqp_pd *pd;
+	uint32_t handle;
+};
+
+/**
+ * xqp_create_ah - CREATE_AH: an address handle for UD sends
+ * (ibv_create_ah(3)). @attr->port_num must be a valid port (EINVAL);
+ * @attr->dlid (or, with is_global, grh.dgid) names the destination.
+ * Return: the AH, or NULL with errno.
+ */
+struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, struct xqp_ah_attr *attr);
+
+/** xqp_destroy_ah - DESTROY_AH. Return: 0 or errno. */
+int xqp_destroy_ah(struct xqp_ah *ah);
+
+/* ---- completion channels (ibv_create_comp_channel(3)) ------------------ */
+
+struct xqp_comp_channel {
+	struct xqp_context *context;
+	int fd;			/* poll()/O_NONBLOCK as any fd */
+	int refcnt;		/* CQs using it */
+};
+
+/**
+ * xqp_create_comp_channel - CREATE_COMP_CHANNEL: a file descriptor that
+ * becomes readable when a CQ created on it (xqp_create_cq()) has a
+ * completion after xqp_req_notify_cq(). Return: channel or NULL + errno.
+ */
+struct xqp_comp_channel *xqp_create_comp_channel(struct xqp_context *context);
+
+/**
+ * xqp_destroy_comp_channel - close the channel. EBUSY while CQs use it.
+ */
+int xqp_destroy_comp_channel(struct xqp_comp_channel *channel);
+
+/**
+ * xqp_get_cq_event - read the next completion event of @channel: the CQ it
+ * names (*@cq, the process's own object) and its cq_context. Blocks unless
+ * channel->fd is O_NONBLOCK (then EAGAIN). Each event must be acknowledged
+ * with xqp_ack_cq_events(), and the CQ re-armed with xqp_req_notify_cq()
+ * to get another one.
+ * Return: 0, or errno (EAGAIN, EINTR, EIO).
+ */
+int xqp_get_cq_event(struct xqp_comp_channel *channel, struct xqp_cq **cq,
+		     void **cq_context);
+
+/** xqp_ack_cq_events - acknowledge @nevents events of @cq. */
+void xqp_ack_cq_events(struct xqp_cq *cq, unsigned int nevents);
+
+/* ---- work completions ------------------------------------------------- */
+
+enum xqp_wc_status {
+	XQP_WC_SUCCESS,
+	XQP_WC_LOC_LEN_ERR,
+	XQP_WC_LOC_QP_OP_ERR,
+	XQP_WC_LOC_EEC_OP_ERR,
+	XQP_WC_LOC_PROT_ERR,
+	XQP_WC_WR_FLUSH_ERR,
+	XQP_WC_MW_BIND_ERR,
+	XQP_WC_BAD_RESP_ERR,
+	XQP_WC_LOC_ACCESS_ERR,
+	XQP_WC_REM_INV_REQ_ERR,
+	XQP_WC_REM_ACCESS_ERR,
+	XQP_WC_REM_OP_ERR,
+	XQP_WC_RETRY_EXC_ERR,
+	XQP_WC_RNR_RETRY_EXC_ERR,
+	XQP_WC_LOC_RDD_VIOL_ERR,
+	XQP_WC_REM_INV_RD_REQ_ERR,
+	XQP_WC_REM_ABORT_ERR,
+	XQP_WC_INV_EECN_ERR,
+	XQP_WC_INV_EEC_STATE_ERR,
+	XQP_WC_FATAL_ERR,
+	XQP_WC_RESP_TIMEOUT_ERR,
+	XQP_WC_GENERAL_ERR,
+};
+
+enum xqp_wc_opcode {
+	XQP_WC_SEND,
+	XQP_WC_RDMA_WRITE,
+	XQP_WC_RDMA_READ,
+	XQP_WC_COMP_SWAP,
+	XQP_WC_FETCH_ADD,
+	XQP_WC_BIND_MW,
+	XQP_WC_LOCAL_INV,
+	XQP_WC_RECV = 1 << 7,		/* any receive: check opcode & XQP_WC_RECV */
+	XQP_WC_RECV_RDMA_WITH_IMM,
+};
+
+/* wc_flags: the kernel's ib_wc_flags, passed through by POLL_CQ. */
+enum xqp_wc_flags {
+	XQP_WC_GRH = 1 << 0,		/* UD: a GRH is in the first 40 bytes */
+	XQP_WC_WITH_IMM = 1 << 1,	/* imm_data is valid */
+	XQP_WC_WITH_INV = 1 << 2,
+};
+
+/* One completion: struct ib_uverbs_wc, field for field. */
+struct xqp_wc {
+	uint64_t wr_id;
+	enum xqp_wc_status status;
+	enum xqp_wc_opcode opcode;	/* undefined (0 / RECV on xqp) when flushed */
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm_data;		/* network byte order, as posted */
+	uint32_t qp_num;		/* the local QP (XRC: the XRC target QP) */
+	uint32_t src_qp;		/* the sender's QP number (receives) */
+	unsigned int wc_flags;
+	uint16_t pkey_index;
+	uint16_t slid;			/* the sender's LID (receives) */
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+	uint8_t port_num;
+};
+
+/** xqp_wc_status_str - a name for a completion status ("success", ...). */
+const char *xqp_wc_status_str(enum xqp_wc_status status);
+
+/**
+ * xqp_poll_cq - POLL_CQ: take up to @num_entries completions off @cq into
+ * @wc, oldest first (ibv_poll_cq(3)). Never blocks.
+ * Return: the number taken (0 if the CQ is empty), or a negative errno
+ * value (errno set too).
+ */
+int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc);
+
+/**
+ * xqp_req_notify_cq - REQ_NOTIFY_CQ: arm @cq so that its next completion
+ * (@solicited_only: its next solicited receive completion, or any error
+ * completion) sends one event to its completion channel. Completions
+ * already queued do not count: poll after arming to close the race.
+ * Return: 0 or errno.
+ */
+int xqp_req_notify_cq(struct xqp_cq *cq, int solicited_only);
+
+/**
+ * xqp_resize_cq - RESIZE_CQ to at least @cqe entries (not fewer than are
+ * queued now, nor more than max_cqe: EINVAL). cq->cqe is the new size.
+ */
+int xqp_resize_cq(struct xqp_cq *cq, int cqe);
+
+/* ---- work requests ----------------------------------------------------- */
+
+enum xqp_wr_opcode {
+	XQP_WR_RDMA_WRITE,
+	XQP_WR_RDMA_WRITE_WITH_IMM,
+	XQP_WR_SEND,
+	XQP_WR_SEND_WITH_IMM,
+	XQP_WR_RDMA_READ,
+	XQP_WR_ATOMIC_CMP_AND_SWP,
+	XQP_WR_ATOMIC_FETCH_AND_ADD,
+};
+
+enum xqp_send_flags {
+	XQP_SEND_FENCE = 1 << 0,
+	XQP_SEND_SIGNALED = 1 << 1,	/* a completion even without sq_sig_all */
+	XQP_SEND_SOLICITED = 1 << 2,
+	XQP_SEND_INLINE = 1 << 3,	/* data copied at post time; lkey unused */
+};
+
+struct xqp_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+struct xqp_send_wr {
+	uint64_t wr_id;
+	struct xqp_send_wr *next;
+	struct xqp_sge *sg_list;
+	int num_sge;
+	enum xqp_wr_opcode opcode;
+	unsigned int send_flags;
+	uint32_t imm_data;		/* network byte order */
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;	/* 8-byte aligned */
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct xqp_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+	union {
+		struct {
+			uint32_t remote_srqn;	/* XRC_SEND: the target's XRC SRQ */
+		} xrc;
+	} qp_type;
+};
+
+struct xqp_recv_wr {
+	uint64_t wr_id;
+	struct xqp_recv_wr *next;
+	struct xqp_sge *sg_list;
+	int num_sge;
+};
+
+/**
+ * xqp_post_send - POST_SEND the list @wr on @qp (ibv_post_send(3)).
+ *
+ * The WRs go to the kernel as struct xqp_uverbs_send_wr (uapi/xqp_uverbs.h:
+ * struct ib_uverbs_send_wr + the XRC remote SRQ number, taken from
+ * wr->qp_type.xrc.remote_srqn). With XQP_SEND_INLINE the kernel copies the
+ * bytes at the SGEs' addresses during the call; the buffers can be reused
+ * as soon as it returns.
+ *
+ * On failure *@bad_wr is the first WR not posted; the ones before it are
+ * posted. EINVAL: QP state (RESET, INIT, RTR; bad_wr = @wr), an opcode the
+ * QP type does not have, too many SGEs or inline bytes, a UD WR without an
+ * AH (checked here), an XRC target QP; ENOMEM: the send queue is full.
+ * Return: 0 or errno.
+ */
+int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr **bad_wr);
+
+/**
+ * xqp_post_recv - POST_RECV (ibv_post_recv(3)). EINVAL for a QP on an SRQ,
+ * XRC QPs, state RESET, too many SGEs; ENOMEM: the receive queue is full.
+ * *@bad_wr as for xqp_post_send(). Return: 0 or errno.
+ */
+int xqp_post_recv(struct xqp_qp *qp, struct xqp_recv_wr *wr, struct xqp_recv_wr **bad_wr);
+
+/**
+ * xqp_post_srq_recv - POST_SRQ_RECV (ibv_post_srq_recv(3)). EINVAL: too
+ * many SGEs; ENOMEM: the SRQ is full. Return: 0 or errno.
+ */
+int xqp_post_srq_recv(struct xqp_srq *srq, struct xqp_recv_wr *wr,
+		      struct xqp_recv_wr **bad_wr);
+
+/* ---- SRQ attributes (ibv_modify_srq(3), ibv_query_srq(3)) ------------ */
+
+enum xqp_srq_attr_mask {
+	XQP_SRQ_MAX_WR = 1 << 0,	/* resize */
+	XQP_SRQ_LIMIT = 1 << 1,		/* arm the limit event */
+};
+
+/**
+ * xqp_modify_srq - MODIFY_SRQ. XQP_SRQ_LIMIT with a non-zero srq_limit
+ * arms XQP_EVENT_SRQ_LIMIT_REACHED: once the SRQ holds fewer WRs than the
+ * limit, one event, then the limit is 0 again. XQP_SRQ_MAX_WR resizes (not
+ * below the WRs posted now, not above max_srq_wr). srq_limit > max_wr:
+ * EINVAL. Return: 0 or errno.
+ */
+int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, int attr_mask);
+
+/** xqp_query_srq - QUERY_SRQ: max_wr, max_sge, srq_limit. 0 or errno. */
+int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr);
 
 /* ======================================================================
  * xqp extras

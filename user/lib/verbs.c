@@ -17,44 +17,22 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <rdma/ib_user_verbs.h>
-
-#include "xqpverbs.h"
-#include "xqp_uverbs.h"
+#include "priv.h"
 
 /* ---- command transport -------------------------------------------------- */
 
-static int fail(int err)
-{
-	errno = err;
-	return err;
-}
-
-static void *fail_ptr(int err)
-{
-	errno = err;
-	return NULL;
-}
-
-/*
- * Writes header + @cmd (@cmd_len bytes, a multiple of 4); the response, if
- * any, lands where @cmd's leading `response` field points (set by caller).
- */
-static int exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
-		    size_t cmd_len, size_t resp_len)
+int xqpi_write_cmd(struct xqp_context *ctx, uint32_t command, void *buf,
+		   size_t total, size_t resp_len)
 {
 	struct ib_uverbs_cmd_hdr hdr;
-	unsigned char buf[sizeof(hdr) + 512];
-	size_t total = sizeof(hdr) + cmd_len;
 	ssize_t n;
 
-	if (cmd_len > 512 || (cmd_len % 4) || (resp_len % 4))
+	if ((total % 4) || (resp_len % 4) || total / 4 > 0xffff || resp_len / 4 > 0xffff)
 		return fail(EINVAL);
 	hdr.command = command;
 	hdr.in_words = (uint16_t)(total / 4);
 	hdr.out_words = (uint16_t)(resp_len / 4);
 	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy(buf + sizeof(hdr), cmd, cmd_len);
 	n = write(ctx->cmd_fd, buf, total);
 	if (n < 0)
 		return fail(errno);
@@ -63,16 +41,17 @@ static int exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
 	return 0;
 }
 
-#define RESP(r) ((uint64_t)(uintptr_t)(r))
+int xqpi_exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
+		  size_t cmd_len, size_t resp_len)
+{
+	unsigned char buf[sizeof(struct ib_uverbs_cmd_hdr) + 512];
 
-/*
- * exec_cmd() of a command struct *@cmd with a leading `response` field and
- * its response struct *@resp: zeroes @resp, points @cmd's `response` at it
- * and takes both lengths from the types.
- */
-#define exec_resp(ctx, command, cmd, resp)					\
-	(memset((resp), 0, sizeof(*(resp))), (cmd)->response = RESP(resp),	\
-	 exec_cmd((ctx), (command), (cmd), sizeof(*(cmd)), sizeof(*(resp))))
+	if (cmd_len > 512 || (cmd_len % 4))
+		return fail(EINVAL);
+	memcpy(buf + sizeof(struct ib_uverbs_cmd_hdr), cmd, cmd_len);
+	return xqpi_write_cmd(ctx, command, buf, sizeof(struct ib_uverbs_cmd_hdr) + cmd_len,
+			      resp_len);
+}
 
 /* ---- devices ------------------------------------------------------------- */
 
@@ -301,45 +280,24 @@ int xqp_query_port(struct xqp_context *ctx, uint8_t port_num, struct xqp_port_at
 
 /* ---- destroying; the async-event bookkeeping of CQs, QPs and SRQs --------- */
 
-/*
- * rdma-core's verbs_is_destroy_err(): after device removal the kernel's
- * objects are gone already, so EIO from a destroy means "destroyed".
- */
-static int destroy_err(int err)
-{
-	return err == EIO ? 0 : err;
-}
-
 _Static_assert(sizeof(struct ib_uverbs_close_xrcd) == sizeof(struct ib_uverbs_dealloc_pd) &&
 	       offsetof(struct ib_uverbs_close_xrcd, xrcd_handle) ==
 	       offsetof(struct ib_uverbs_dealloc_pd, pd_handle),
 	       "DEALLOC_PD and CLOSE_XRCD share one layout");
+_Static_assert(sizeof(struct ib_uverbs_dereg_mr) == sizeof(struct ib_uverbs_dealloc_pd) &&
+	       sizeof(struct ib_uverbs_destroy_ah) == sizeof(struct ib_uverbs_dealloc_pd),
+	       "DEREG_MR and DESTROY_AH: one handle, as DEALLOC_PD");
 
-/* DEALLOC_PD or CLOSE_XRCD (@command) of @handle: no response, no events. */
-static int destroy_plain(struct xqp_context *ctx, uint32_t command, uint32_t handle)
+/* No response, no events. */
+int xqpi_destroy_plain(struct xqp_context *ctx, uint32_t command, uint32_t handle)
 {
 	struct ib_uverbs_dealloc_pd cmd;	/* CLOSE_XRCD's: the same */
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.pd_handle = handle;
-	err = destroy_err(exec_cmd(ctx, command, &cmd, sizeof(cmd), 0));
+	err = destroy_err(xqpi_exec_cmd(ctx, command, &cmd, sizeof(cmd), 0));
 	return err ? fail(err) : 0;
-}
-
-/*
- * An object's count of the async events the user acknowledged, with the
- * lock and condition that guard it (libibverbs' scheme).
- */
-struct event_acks {
-	pthread_mutex_t *mutex;
-	pthread_cond_t *cond;
-	uint32_t *completed;
-};
-
-static struct event_acks cq_acks(struct xqp_cq *cq)
-{
-	return (struct event_acks){ &cq->mutex, &cq->cond, &cq->async_events_completed };
 }
 
 static struct event_acks qp_acks(struct xqp_qp *qp)
@@ -350,32 +308,6 @@ static struct event_acks qp_acks(struct xqp_qp *qp)
 static struct event_acks srq_acks(struct xqp_srq *srq)
 {
 	return (struct event_acks){ &srq->mutex, &srq->cond, &srq->events_completed };
-}
-
-static void acks_init(struct event_acks a)
-{
-	pthread_mutex_init(a.mutex, NULL);
-	pthread_cond_init(a.cond, NULL);
-}
-
-/* One more event acknowledged (xqp_ack_async_event()). */
-static void acks_add(struct event_acks a)
-{
-	pthread_mutex_lock(a.mutex);
-	++*a.completed;
-	pthread_cond_signal(a.cond);
-	pthread_mutex_unlock(a.mutex);
-}
-
-/* Waits until the user acknowledged @reported events; then tears down. */
-static void acks_wait(struct event_acks a, uint32_t reported)
-{
-	pthread_mutex_lock(a.mutex);
-	while (*a.completed != reported)
-		pthread_cond_wait(a.cond, a.mutex);
-	pthread_mutex_unlock(a.mutex);
-	pthread_cond_destroy(a.cond);
-	pthread_mutex_destroy(a.mutex);
 }
 
 /*
@@ -398,14 +330,13 @@ _Static_assert(sizeof(struct ib_uverbs_destroy_srq_resp) ==
 	       "DESTROY_SRQ and DESTROY_QP answer alike");
 
 /*
- * DESTROY_CQ, DESTROY_QP or DESTROY_SRQ (@command) of @handle, then, as
- * libibverbs does, waits until the user acknowledged every async event the
+ * As libibverbs does, waits until the user acknowledged every event the
  * kernel says it reported for the object. EIO: the device is gone and the
  * object with it (destroy_err()); no count comes back, so what was
  * acknowledged so far counts as all.
  */
-static int destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t handle,
-			 struct event_acks acks)
+int xqpi_destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t handle,
+		       struct event_acks acks, uint32_t *comp_completed)
 {
 	struct ib_uverbs_destroy_qp cmd;	/* the CQ's and SRQ's: the same */
 	union {
@@ -413,26 +344,36 @@ static int destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t han
 		struct ib_uverbs_destroy_qp_resp qp;	/* the SRQ's: the same */
 	} resp;
 	int is_cq = command == IB_USER_VERBS_CMD_DESTROY_CQ;
-	uint32_t reported;
+	uint32_t reported, comp_reported = 0;
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
 	cmd.response = RESP(&resp);
 	cmd.qp_handle = handle;
-	err = exec_cmd(ctx, command, &cmd, sizeof(cmd),
-		       is_cq ? sizeof(resp.cq) : sizeof(resp.qp));
-	if (err == EIO)
+	err = xqpi_exec_cmd(ctx, command, &cmd, sizeof(cmd),
+			    is_cq ? sizeof(resp.cq) : sizeof(resp.qp));
+	pthread_mutex_lock(acks.mutex);
+	if (err == EIO) {
 		reported = *acks.completed;
-	else if (err)
+		comp_reported = comp_completed ? *comp_completed : 0;
+	} else if (err) {
+		pthread_mutex_unlock(acks.mutex);
 		return err;
-	else
+	} else {
 		reported = is_cq ? resp.cq.async_events_reported : resp.qp.events_reported;
-	acks_wait(acks, reported);
+		comp_reported = is_cq ? resp.cq.comp_events_reported : 0;
+	}
+	while (*acks.completed != reported ||
+	       (comp_completed && *comp_completed != comp_reported))
+		pthread_cond_wait(acks.cond, acks.mutex);
+	pthread_mutex_unlock(acks.mutex);
+	pthread_cond_destroy(acks.cond);
+	pthread_mutex_destroy(acks.mutex);
 	return 0;
 }
 
-/* ---- PD, CQ ------------------------------------------------------------------ */
+/* ---- PD ------------------------------------------------------------------ */
 
 struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
 {
@@ -457,53 +398,11 @@ struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
 
 int xqp_dealloc_pd(struct xqp_pd *pd)
 {
-	int err = destroy_plain(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, pd->handle);
+	int err = xqpi_destroy_plain(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, pd->handle);
 
 	if (err)
 		return err;
 	free(pd);
-	return 0;
-}
-
-struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
-			     void *channel, int comp_vector)
-{
-	struct ib_uverbs_create_cq_resp resp;
-	struct ib_uverbs_create_cq cmd;
-	struct xqp_cq *cq;
-	int err;
-
-	if (channel)
-		return fail_ptr(EOPNOTSUPP);
-	cq = calloc(1, sizeof(*cq));
-	if (!cq)
-		return fail_ptr(ENOMEM);
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.user_handle = RESP(cq);
-	cmd.cqe = (uint32_t)cqe;
-	cmd.comp_vector = (uint32_t)comp_vector;
-	cmd.comp_channel = -1;
-	err = exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, &resp);
-	if (err) {
-		free(cq);
-		return fail_ptr(err);
-	}
-	cq->context = ctx;
-	cq->cq_context = cq_context;
-	cq->handle = resp.cq_handle;
-	cq->cqe = (int)resp.cqe;
-	acks_init(cq_acks(cq));
-	return cq;
-}
-
-int xqp_destroy_cq(struct xqp_cq *cq)
-{
-	int err = destroy_acked(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, cq->handle,
-				cq_acks(cq));
-
-	if (err)
-		return err;
-	free(cq);
 	return 0;
 }
 
@@ -539,7 +438,7 @@ struct xqp_xrcd *xqp_open_xrcd(struct xqp_context *ctx, struct xqp_xrcd_init_att
 
 int xqp_close_xrcd(struct xqp_xrcd *xrcd)
 {
-	int err = destroy_plain(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, xrcd->handle);
+	int err = xqpi_destroy_plain(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, xrcd->handle);
 
 	if (err)
 		return err;
@@ -605,8 +504,8 @@ int xqp_get_srq_num(struct xqp_srq *srq, uint32_t *srq_num)
 
 int xqp_destroy_srq(struct xqp_srq *srq)
 {
-	int err = destroy_acked(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, srq->handle,
-				srq_acks(srq));
+	int err = xqpi_destroy_acked(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, srq->handle,
+				     srq_acks(srq), NULL);
 
 	if (err)
 		return err;
@@ -778,7 +677,7 @@ int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask)
 	cmd.alt_timeout = a->alt_timeout;
 	dest_to_kernel(&cmd.dest, &a->ah_attr);
 	dest_to_kernel(&cmd.alt_dest, &a->alt_ah_attr);
-	err = exec_cmd(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &cmd, sizeof(cmd), 0);
+	err = xqpi_exec_cmd(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &cmd, sizeof(cmd), 0);
 	if (err)
 		return err;
 	if (mask & XQP_QP_STATE)
@@ -841,8 +740,8 @@ int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask,
 
 int xqp_destroy_qp(struct xqp_qp *qp)
 {
-	int err = destroy_acked(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, qp->handle,
-				qp_acks(qp));
+	int err = xqpi_destroy_acked(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, qp->handle,
+				     qp_acks(qp), NULL);
 
 	if (err)
 		return err;
@@ -915,13 +814,13 @@ void xqp_ack_async_event(struct xqp_async_event *event)
 {
 	switch (event_element(event->event_type)) {
 	case ELEMENT_CQ:
-		acks_add(cq_acks(event->element.cq));
+		acks_add(cq_acks(event->element.cq), 1);
 		break;
 	case ELEMENT_QP:
-		acks_add(qp_acks(event->element.qp));
+		acks_add(qp_acks(event->element.qp), 1);
 		break;
 	case ELEMENT_SRQ:
-		acks_add(srq_acks(event->element.srq));
+		acks_add(srq_acks(event->element.srq), 1);
 		break;
 	case ELEMENT_PORT:
 		break;
