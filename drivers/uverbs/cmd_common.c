@@ -10,38 +10,46 @@
  *    zero-filled, so no uninitialised byte ever reaches the user;
  *  - a fault either way is -EFAULT.
  */
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "uverbs.h"
+
+/**
+ * xqp_cmd_user_cleared - ib_is_buffer_cleared(): are @len user bytes zero?
+ * @p: the bytes.
+ * @len: how many; more than 64 KiB - 1 are never "cleared", as in Linux.
+ *
+ * Return: 0 if they are all zero, -EOPNOTSUPP otherwise (unreadable is not
+ * cleared either).
+ */
+int xqp_cmd_user_cleared(const void __user *p, size_t len)
+{
+	const u8 __user *up = p;
+	u8 chunk[64];
+
+	if (len > USHRT_MAX)
+		return -EOPNOTSUPP;
+	while (len) {
+		size_t n = min(len, sizeof(chunk));
+
+		if (copy_from_user(chunk, up, n) || memchr_inv(chunk, 0, n))
+			return -EOPNOTSUPP;
+		up += n;
+		len -= n;
+	}
+	return 0;
+}
 
 int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len)
 {
 	if (copy_from_user(req, cmd->inbuf, min(cmd->inlen, req_len)))
 		return -EFAULT;
-	if (cmd->inlen < req_len) {
+	if (cmd->inlen < req_len)
 		memset(req + cmd->inlen, 0, req_len - cmd->inlen);
-	} else if (cmd->inlen > req_len) {
-		size_t left = cmd->inlen - req_len;
-		const u8 __user *p = cmd->inbuf + req_len;
-		u8 chunk[64];
-
-		/* ib_is_buffer_cleared() does not look past 64 KiB: not clear */
-		if (left > USHRT_MAX)
-			return -EOPNOTSUPP;
-		while (left) {
-			size_t n = min(left, sizeof(chunk));
-			size_t i;
-
-			/* ib_is_buffer_cleared(): unreadable is not clear */
-			if (copy_from_user(chunk, p, n))
-				return -EOPNOTSUPP;
-			for (i = 0; i < n; i++)
-				if (chunk[i])
-					return -EOPNOTSUPP;
-			p += n;
-			left -= n;
-		}
-	}
+	else if (cmd->inlen > req_len)
+		return xqp_cmd_user_cleared(cmd->inbuf + req_len,
+					    cmd->inlen - req_len);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD/DEALLOC_PD and
- * CREATE_CQ/DESTROY_CQ, in the order of checks of uverbs_cmd.c.
+ * GET_CONTEXT, QUERY_DEVICE, QUERY_PORT and ALLOC_PD/DEALLOC_PD, in the
+ * order of checks of uverbs_cmd.c (CQs: cmd_cq.c).
  */
 #include <linux/fcntl.h>
 #include <linux/file.h>
@@ -208,77 +208,4 @@ int xqp_cmd_dealloc_pd(struct xqp_cmd *cmd)
 		return PTR_ERR(uobj);
 	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
 	return 0;
-}
-
-int xqp_cmd_create_cq(struct xqp_cmd *cmd)
-{
-	struct ib_uverbs_create_cq_resp resp;
-	struct ib_uverbs_create_cq req;
-	struct xqp_uevent_obj *eobj;
-	struct xqp_uobj *uobj;
-	struct xqp_cq *cq;
-	int ret;
-
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	if (req.comp_vector >= XQP_UVERBS_NUM_COMP_VECTORS)
-		return -EINVAL;
-	if (req.reserved)
-		return -EINVAL;
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_CQ);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	/* No completion channels: no fd is one (Linux: -EBADF for a non-channel). */
-	if (req.comp_channel >= 0) {
-		ret = -EBADF;
-		goto err;
-	}
-	eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
-	uobj->user_handle = req.user_handle;
-	xqp_uevent_init(eobj, cmd->ufile);
-
-	cq = xqp_create_cq(cmd->xdev, (int)req.cqe, xqp_uverbs_event_handler, eobj);
-	if (IS_ERR(cq)) {
-		ret = PTR_ERR(cq);
-		goto err_uevent;
-	}
-	uobj->object = cq;
-
-	memset(&resp, 0, sizeof(resp));
-	resp.cq_handle = uobj->id;
-	resp.cqe = xqp_cq_cqe(cq);	/* what the driver granted, as ib_uverbs */
-	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
-
-err_uevent:
-	xqp_uevent_release(eobj);
-err:
-	xqp_uobj_abort(uobj);
-	return ret;
-}
-
-int xqp_cmd_destroy_cq(struct xqp_cmd *cmd)
-{
-	struct ib_uverbs_destroy_cq_resp resp;
-	struct ib_uverbs_destroy_cq req;
-	struct xqp_uevent_obj *eobj;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	/*
-	 * reserved is not checked: the 16-byte DESTROY_CQ of rdma-core v18/v19
-	 * that Linux still accepts leaves it to whatever follows in memory.
-	 */
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
-	memset(&resp, 0, sizeof(resp));
-	resp.comp_events_reported = 0;
-	resp.async_events_reported = eobj->events_reported;
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }

@@ -153,6 +153,7 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 		goto err;
 	}
 	uobj->object = qp;
+	uqp->max_inline_data = attr.cap.max_inline_data;	/* POST_SEND's bound */
 	if (d.xrcd) {
 		uqp->uxrcd = container_of(d.xrcd, struct xqp_uxrcd, uobj);
 		atomic_inc(&uqp->uxrcd->refcnt);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * XRC domains shared by inode, and SRQs (basic and XRC).
+ * XRC domains shared by inode, and SRQs (basic and XRC): create, destroy,
+ * modify, query.
  *
  * OPEN_XRCD{fd, oflags}: fd = -1 gives a new private XRCD. Otherwise the
  * XRCD is the one this device keyed by the inode of that fd: O_CREAT
@@ -367,5 +368,53 @@ int xqp_cmd_destroy_srq(struct xqp_cmd *cmd)
 	memset(&resp, 0, sizeof(resp));
 	resp.events_reported = eobj->events_reported;
 	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
+	return xqp_cmd_response(cmd, &resp, sizeof(resp));
+}
+
+/* MODIFY_SRQ (ib_uverbs_modify_srq()): the mask goes to the core as is. */
+int xqp_cmd_modify_srq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_modify_srq req;
+	struct xqp_srq_attr attr = {};
+	struct xqp_uobj *uobj;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_SRQ, req.srq_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	attr.max_wr = req.max_wr;
+	attr.srq_limit = req.srq_limit;
+	ret = xqp_modify_srq(uobj->object, &attr, (int)req.attr_mask);
+	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	return ret;
+}
+
+/* QUERY_SRQ (ib_uverbs_query_srq()); reserved is not looked at, as Linux. */
+int xqp_cmd_query_srq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_query_srq_resp resp;
+	struct ib_uverbs_query_srq req;
+	struct xqp_srq_attr attr;
+	struct xqp_uobj *uobj;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_SRQ, req.srq_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = xqp_query_srq(uobj->object, &attr);
+	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	if (ret)
+		return ret;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.max_wr = attr.max_wr;
+	resp.max_sge = attr.max_sge;
+	resp.srq_limit = attr.srq_limit;
 	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }

@@ -36,6 +36,8 @@ struct xqp_write_method {
 	  .resp_size = sizeof(struct resp), .has_udata = udata, .has_resp = 1 }
 #define W_I(fn, req) \
 	{ .handler = fn, .req_size = sizeof(struct req) }
+#define W_I_UDATA(fn, req) \
+	{ .handler = fn, .req_size = sizeof(struct req), .has_udata = 1 }
 
 /*
  * Linux's uverbs_def_write_intf, for the commands xqp implements; a slot
@@ -51,10 +53,24 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 	[IB_USER_VERBS_CMD_ALLOC_PD] = W_IO(xqp_cmd_alloc_pd,
 		ib_uverbs_alloc_pd, ib_uverbs_alloc_pd_resp, 1),
 	[IB_USER_VERBS_CMD_DEALLOC_PD] = W_I(xqp_cmd_dealloc_pd, ib_uverbs_dealloc_pd),
+	[IB_USER_VERBS_CMD_CREATE_AH] = W_IO(xqp_cmd_create_ah,
+		ib_uverbs_create_ah, ib_uverbs_create_ah_resp, 1),
+	[IB_USER_VERBS_CMD_DESTROY_AH] = W_I(xqp_cmd_destroy_ah, ib_uverbs_destroy_ah),
+	[IB_USER_VERBS_CMD_REG_MR] = W_IO(xqp_cmd_reg_mr,
+		ib_uverbs_reg_mr, ib_uverbs_reg_mr_resp, 1),
+	[IB_USER_VERBS_CMD_DEREG_MR] = W_I(xqp_cmd_dereg_mr, ib_uverbs_dereg_mr),
+	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = W_IO(xqp_cmd_create_comp_channel,
+		ib_uverbs_create_comp_channel, ib_uverbs_create_comp_channel_resp, 0),
 	[IB_USER_VERBS_CMD_CREATE_CQ] = W_IO(xqp_cmd_create_cq,
 		ib_uverbs_create_cq, ib_uverbs_create_cq_resp, 1),
+	[IB_USER_VERBS_CMD_RESIZE_CQ] = W_IO(xqp_cmd_resize_cq,
+		ib_uverbs_resize_cq, ib_uverbs_resize_cq_resp, 1),
 	[IB_USER_VERBS_CMD_DESTROY_CQ] = W_IO(xqp_cmd_destroy_cq,
 		ib_uverbs_destroy_cq, ib_uverbs_destroy_cq_resp, 0),
+	[IB_USER_VERBS_CMD_POLL_CQ] = W_IO(xqp_cmd_poll_cq,
+		ib_uverbs_poll_cq, ib_uverbs_poll_cq_resp, 0),
+	[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] = W_I(xqp_cmd_req_notify_cq,
+		ib_uverbs_req_notify_cq),
 	[IB_USER_VERBS_CMD_CREATE_QP] = W_IO(xqp_cmd_create_qp,
 		ib_uverbs_create_qp, ib_uverbs_create_qp_resp, 1),
 	[IB_USER_VERBS_CMD_QUERY_QP] = W_IO(xqp_cmd_query_qp,
@@ -62,10 +78,20 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 	[IB_USER_VERBS_CMD_MODIFY_QP] = W_I(xqp_cmd_modify_qp, ib_uverbs_modify_qp),
 	[IB_USER_VERBS_CMD_DESTROY_QP] = W_IO(xqp_cmd_destroy_qp,
 		ib_uverbs_destroy_qp, ib_uverbs_destroy_qp_resp, 0),
+	[IB_USER_VERBS_CMD_POST_SEND] = W_IO(xqp_cmd_post_send,
+		ib_uverbs_post_send, ib_uverbs_post_send_resp, 0),
+	[IB_USER_VERBS_CMD_POST_RECV] = W_IO(xqp_cmd_post_recv,
+		ib_uverbs_post_recv, ib_uverbs_post_recv_resp, 0),
 	[IB_USER_VERBS_CMD_CREATE_SRQ] = W_IO(xqp_cmd_create_srq,
 		ib_uverbs_create_srq, ib_uverbs_create_srq_resp, 1),
+	[IB_USER_VERBS_CMD_MODIFY_SRQ] = W_I_UDATA(xqp_cmd_modify_srq,
+		ib_uverbs_modify_srq),
+	[IB_USER_VERBS_CMD_QUERY_SRQ] = W_IO(xqp_cmd_query_srq,
+		ib_uverbs_query_srq, ib_uverbs_query_srq_resp, 0),
 	[IB_USER_VERBS_CMD_DESTROY_SRQ] = W_IO(xqp_cmd_destroy_srq,
 		ib_uverbs_destroy_srq, ib_uverbs_destroy_srq_resp, 0),
+	[IB_USER_VERBS_CMD_POST_SRQ_RECV] = W_IO(xqp_cmd_post_srq_recv,
+		ib_uverbs_post_srq_recv, ib_uverbs_post_srq_recv_resp, 0),
 	[IB_USER_VERBS_CMD_OPEN_XRCD] = W_IO(xqp_cmd_open_xrcd,
 		ib_uverbs_open_xrcd, ib_uverbs_open_xrcd_resp, 1),
 	[IB_USER_VERBS_CMD_CLOSE_XRCD] = W_I(xqp_cmd_close_xrcd, ib_uverbs_close_xrcd),
@@ -295,7 +321,17 @@ static void ufile_free(struct kref *ref)
 	if (file->async_file)
 		xqp_event_file_put(file->async_file);
 	put_device(&file->udev->dev);
+	mutex_destroy(&file->comp_mutex);
 	kfree(file);
+}
+
+/**
+ * xqp_ufile_put - drop a reference on a file (a completion channel's).
+ * @ufile: the file; freed with its last reference.
+ */
+void xqp_ufile_put(struct xqp_ufile *ufile)
+{
+	kref_put(&ufile->ref, ufile_free);
 }
 
 static int xqp_uverbs_open(struct inode *inode, struct file *filp)
@@ -325,6 +361,8 @@ static int xqp_uverbs_open(struct inode *inode, struct file *filp)
 	xa_init_flags(&file->idr, XA_FLAGS_ALLOC);
 	spin_lock_init(&file->uobjects_lock);
 	INIT_LIST_HEAD(&file->uobjects);
+	mutex_init(&file->comp_mutex);
+	INIT_LIST_HEAD(&file->comp_channels);
 	list_add_tail(&file->list, &udev->files);
 	mutex_unlock(&udev->lists_mutex);
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);

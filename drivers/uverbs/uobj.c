@@ -21,9 +21,11 @@ static size_t uobj_size(enum xqp_uobj_type type)
 {
 	switch (type) {
 	case XQP_UOBJ_PD:
+	case XQP_UOBJ_MR:
+	case XQP_UOBJ_AH:
 		return sizeof(struct xqp_uobj);
 	case XQP_UOBJ_CQ:
-		return sizeof(struct xqp_uevent_obj);
+		return sizeof(struct xqp_ucq);
 	case XQP_UOBJ_QP:
 		return sizeof(struct xqp_uqp);
 	case XQP_UOBJ_SRQ:
@@ -53,7 +55,7 @@ struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
 	ret = xqp_cmd_need_context(cmd);
 	if (ret)
 		return ERR_PTR(ret);
-	uobj = kzalloc(uobj_size(type), GFP_KERNEL);
+	uobj = kzalloc(uobj_size(type), GFP_KERNEL_ACCOUNT);
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&uobj->ref);
@@ -197,8 +199,10 @@ int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 		break;
 	case XQP_UOBJ_CQ:
 		ret = xqp_destroy_cq(uobj->object);
-		if (!ret)
-			xqp_uevent_release(eobj);
+		if (ret)
+			break;
+		xqp_ucq_release_comp(container_of(eobj, struct xqp_ucq, uevent));
+		xqp_uevent_release(eobj);
 		break;
 	case XQP_UOBJ_QP: {
 		struct xqp_uqp *uqp = container_of(eobj, struct xqp_uqp, uevent);
@@ -224,6 +228,13 @@ int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 	}
 	case XQP_UOBJ_XRCD:
 		ret = xqp_uxrcd_destroy(container_of(uobj, struct xqp_uxrcd, uobj));
+		break;
+	case XQP_UOBJ_MR:
+		/* the core releases the pinned memory (umem.c) with the MR */
+		ret = xqp_dereg_mr(uobj->object);
+		break;
+	case XQP_UOBJ_AH:
+		ret = xqp_destroy_ah(uobj->object);
 		break;
 	}
 	if (!ret)
@@ -307,6 +318,8 @@ void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why)
 			pr_err("xqp_uverbs: could not destroy object %u (type %d) on close\n",
 			       uobj->id, uobj->type);
 	}
+	/* The CQs are gone: channel readers get -EIO, as Linux's destroyed ones. */
+	xqp_comp_channels_disassociate(ufile);
 	if (smp_load_acquire(&ufile->has_context) && why == XQP_REMOVE_DRIVER &&
 	    ufile->async_file)
 		xqp_event_file_disassociate(ufile->async_file);

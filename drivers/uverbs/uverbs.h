@@ -90,6 +90,8 @@ struct xqp_ufile {
 	struct xarray idr;		/* handle -> struct xqp_uobj */
 	spinlock_t uobjects_lock;
 	struct list_head uobjects;	/* newest first */
+	struct mutex comp_mutex;
+	struct list_head comp_channels;	/* struct xqp_comp_channel.list */
 };
 
 enum xqp_uobj_type {
@@ -98,6 +100,8 @@ enum xqp_uobj_type {
 	XQP_UOBJ_QP,
 	XQP_UOBJ_SRQ,
 	XQP_UOBJ_XRCD,
+	XQP_UOBJ_MR,
+	XQP_UOBJ_AH,
 };
 
 /* Why an object is destroyed (Linux's enum rdma_remove_reason). */
@@ -144,6 +148,38 @@ struct xqp_uxrcd {
 struct xqp_uqp {
 	struct xqp_uevent_obj uevent;
 	struct xqp_uxrcd *uxrcd;	/* XRC_TGT created or opened */
+	u32 max_inline_data;		/* granted at CREATE_QP; 0 if opened */
+};
+
+/*
+ * A completion channel (CREATE_COMP_CHANNEL): an fd whose read() gives one
+ * struct ib_uverbs_comp_event_desc per notification of a CQ created on it.
+ * Not in the object table (Linux's channel is an fd object: its "handle" is
+ * the fd and takes no number from the table).
+ */
+struct xqp_comp_channel {
+	struct kref ref;		/* the fd, each CQ on it */
+	struct xqp_ufile *ufile;	/* holds a reference; CREATE_CQ checks it */
+	struct list_head list;		/* ufile->comp_channels, comp_mutex */
+	spinlock_t lock;		/* everything below; IRQ-safe */
+	struct list_head pending;	/* struct xqp_ucq.comp_entry */
+	wait_queue_head_t poll_wait;
+	struct fasync_struct *async_queue;
+	bool is_closed;			/* the fd was released */
+	bool dead;			/* the file was cleaned up: -EIO */
+};
+
+/*
+ * A CQ: async events as every event object, completion events on its
+ * channel. Linux queues one allocated entry per notification; xqp keeps one
+ * entry per CQ with a count (no allocation where the handler runs).
+ */
+struct xqp_ucq {
+	struct xqp_uevent_obj uevent;
+	struct xqp_comp_channel *channel;	/* NULL: none */
+	struct list_head comp_entry;	/* channel->pending while comp_count */
+	u32 comp_count;			/* notifications not yet read */
+	u32 comp_events_reported;	/* read by the user */
 };
 
 struct xqp_usrq {
@@ -165,6 +201,7 @@ struct xqp_cmd {
 extern struct xqp_client xqp_uverbs_client;
 int xqp_uverbs_init(void);
 void xqp_uverbs_exit(void);
+void xqp_ufile_put(struct xqp_ufile *ufile);
 
 /* uobj.c: the per-file object table */
 struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type);
@@ -190,14 +227,35 @@ void xqp_uevent_release(struct xqp_uevent_obj *eobj);
 void xqp_event_file_disassociate(struct xqp_uverbs_event_file *ev);
 void xqp_uverbs_event_handler(struct xqp_event *event, void *context);
 
+/* comp.c: completion channels */
+struct xqp_comp_channel *xqp_comp_channel_get(struct xqp_ufile *ufile, int fd);
+void xqp_comp_channel_put(struct xqp_comp_channel *ch);
+void xqp_ucq_comp_handler(struct xqp_cq *cq, void *context);
+void xqp_ucq_release_comp(struct xqp_ucq *ucq);
+void xqp_comp_channels_disassociate(struct xqp_ufile *ufile);
+
+/* umem.c: user memory pinned for an MR */
+struct xqp_mem *xqp_umem_get(u64 start, u64 length, int access);
+
 /* cmd_*.c: the handlers */
 int xqp_cmd_get_context(struct xqp_cmd *cmd);
 int xqp_cmd_query_device(struct xqp_cmd *cmd);
 int xqp_cmd_query_port(struct xqp_cmd *cmd);
 int xqp_cmd_alloc_pd(struct xqp_cmd *cmd);
 int xqp_cmd_dealloc_pd(struct xqp_cmd *cmd);
+int xqp_cmd_create_comp_channel(struct xqp_cmd *cmd);
 int xqp_cmd_create_cq(struct xqp_cmd *cmd);
 int xqp_cmd_destroy_cq(struct xqp_cmd *cmd);
+int xqp_cmd_poll_cq(struct xqp_cmd *cmd);
+int xqp_cmd_req_notify_cq(struct xqp_cmd *cmd);
+int xqp_cmd_resize_cq(struct xqp_cmd *cmd);
+int xqp_cmd_reg_mr(struct xqp_cmd *cmd);
+int xqp_cmd_dereg_mr(struct xqp_cmd *cmd);
+int xqp_cmd_create_ah(struct xqp_cmd *cmd);
+int xqp_cmd_destroy_ah(struct xqp_cmd *cmd);
+int xqp_cmd_post_send(struct xqp_cmd *cmd);
+int xqp_cmd_post_recv(struct xqp_cmd *cmd);
+int xqp_cmd_post_srq_recv(struct xqp_cmd *cmd);
 int xqp_cmd_create_qp(struct xqp_cmd *cmd);
 int xqp_cmd_open_qp(struct xqp_cmd *cmd);
 int xqp_cmd_query_qp(struct xqp_cmd *cmd);
@@ -208,10 +266,13 @@ int xqp_cmd_close_xrcd(struct xqp_cmd *cmd);
 int xqp_cmd_create_srq(struct xqp_cmd *cmd);
 int xqp_cmd_create_xsrq(struct xqp_cmd *cmd);
 int xqp_cmd_destroy_srq(struct xqp_cmd *cmd);
+int xqp_cmd_modify_srq(struct xqp_cmd *cmd);
+int xqp_cmd_query_srq(struct xqp_cmd *cmd);
 int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd);
 
 /* cmd_common.c: request/response copying with Linux's rules */
 int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len);
+int xqp_cmd_user_cleared(const void __user *p, size_t len);
 int xqp_cmd_response(struct xqp_cmd *cmd, const void *resp, size_t resp_len);
 int xqp_cmd_respond_new(struct xqp_cmd *cmd, struct xqp_uobj *uobj,
 			const void *resp, size_t len);

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CQ commands: CREATE_CQ (with or without a completion channel),
+ * DESTROY_CQ, POLL_CQ, REQ_NOTIFY_CQ and RESIZE_CQ, in the order of checks
+ * of uverbs_cmd.c.
+ */
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "uverbs.h"
+
+/* WCs polled from the core per call; POLL_CQ copies them out in between. */
+#define XQP_POLL_BATCH	8
+
+int xqp_cmd_create_cq(struct xqp_cmd *cmd)
+{
+	struct xqp_cq_init_attr attr = {};
+	struct ib_uverbs_create_cq_resp resp;
+	struct ib_uverbs_create_cq req;
+	struct xqp_ucq *ucq;
+	struct xqp_uobj *uobj;
+	struct xqp_cq *cq;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.comp_vector >= XQP_UVERBS_NUM_COMP_VECTORS)
+		return -EINVAL;
+	if (req.reserved)
+		return -EINVAL;
+	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_CQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ucq = container_of(uobj, struct xqp_ucq, uevent.uobj);
+	INIT_LIST_HEAD(&ucq->comp_entry);
+	if (req.comp_channel >= 0) {
+		ucq->channel = xqp_comp_channel_get(cmd->ufile, req.comp_channel);
+		if (IS_ERR(ucq->channel)) {
+			ret = PTR_ERR(ucq->channel);
+			ucq->channel = NULL;
+			goto err;
+		}
+	}
+	uobj->user_handle = req.user_handle;
+	xqp_uevent_init(&ucq->uevent, cmd->ufile);
+
+	attr.cqe = (int)req.cqe;
+	attr.comp_handler = xqp_ucq_comp_handler;
+	attr.event_handler = xqp_uverbs_event_handler;
+	attr.cq_context = &ucq->uevent;
+	cq = xqp_create_cq_attr(cmd->xdev, &attr);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err_uevent;
+	}
+	uobj->object = cq;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.cq_handle = uobj->id;
+	resp.cqe = xqp_cq_cqe(cq);	/* what the driver granted, as ib_uverbs */
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
+
+err_uevent:
+	xqp_uevent_release(&ucq->uevent);
+	xqp_ucq_release_comp(ucq);
+err:
+	xqp_uobj_abort(uobj);
+	return ret;
+}
+
+int xqp_cmd_destroy_cq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq req;
+	struct xqp_ucq *ucq;
+	struct xqp_uobj *uobj;
+	int ret;
+
+	/*
+	 * reserved is not checked: the 16-byte DESTROY_CQ of rdma-core v18/v19
+	 * that Linux still accepts leaves it to whatever follows in memory.
+	 */
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ucq = container_of(uobj, struct xqp_ucq, uevent.uobj);
+	memset(&resp, 0, sizeof(resp));
+	resp.comp_events_reported = ucq->comp_events_reported;
+	resp.async_events_reported = ucq->uevent.events_reported;
+	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
+	return xqp_cmd_response(cmd, &resp, sizeof(resp));
+}
+
+/* copy_wc_to_user(): struct xqp_wc as struct ib_uverbs_wc. */
+static int wc_to_user(struct ib_uverbs_wc __user *dst, const struct xqp_wc *wc)
+{
+	struct ib_uverbs_wc u;
+
+	memset(&u, 0, sizeof(u));
+	u.wr_id = wc->wr_id;
+	u.status = wc->status;
+	u.opcode = wc->opcode;
+	u.vendor_err = wc->vendor_err;
+	u.byte_len = wc->byte_len;
+	u.ex.imm_data = (__force __be32)wc->imm_data;	/* big-endian already */
+	u.qp_num = wc->qp_num;
+	u.src_qp = wc->src_qp;
+	u.wc_flags = wc->wc_flags;
+	u.pkey_index = wc->pkey_index;
+	u.slid = wc->slid;
+	u.sl = wc->sl;
+	u.dlid_path_bits = wc->dlid_path_bits;
+	u.port_num = wc->port_num;
+	return copy_to_user(dst, &u, sizeof(u)) ? -EFAULT : 0;
+}
+
+/*
+ * POLL_CQ (ib_uverbs_poll_cq()): up to ne WCs written after the response
+ * header, then the header with their count. As in Linux the WCs go to the
+ * user's buffer whatever out_words says (libibverbs sizes it for ne), and
+ * WCs polled before a fault are lost. Bound: at most the CQ's size per
+ * command (more cannot be queued at once).
+ */
+int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_wc __user *data = cmd->outbuf +
+					   sizeof(struct ib_uverbs_poll_cq_resp);
+	struct xqp_wc wc[XQP_POLL_BATCH];
+	struct ib_uverbs_poll_cq_resp resp;
+	struct ib_uverbs_poll_cq req;
+	struct xqp_uobj *uobj;
+	u32 want, ask;
+	int ret, n, i;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+
+	memset(&resp, 0, sizeof(resp));
+	want = min_t(u32, req.ne, max(xqp_cq_cqe(uobj->object), 1));
+	while (resp.count < want) {
+		ask = min_t(u32, want - resp.count, XQP_POLL_BATCH);
+		n = xqp_poll_cq(uobj->object, ask, wc);
+		if (n < 0) {
+			ret = n;
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			ret = wc_to_user(data + resp.count, &wc[i]);
+			if (ret)
+				goto out;
+			resp.count++;
+		}
+		if (n < ask)
+			break;	/* the CQ is empty */
+	}
+	ret = copy_to_user(cmd->outbuf, &resp, sizeof(resp)) ? -EFAULT : 0;
+out:
+	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	return ret;
+}
+
+/* REQ_NOTIFY_CQ: the core's answer is not reported, as in Linux. */
+int xqp_cmd_req_notify_cq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_req_notify_cq req;
+	struct xqp_uobj *uobj;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	xqp_req_notify_cq(uobj->object, req.solicited_only ? XQP_CQ_SOLICITED :
+							     XQP_CQ_NEXT_COMP);
+	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	return 0;
+}
+
+/* RESIZE_CQ: the response holds the size the driver granted. */
+int xqp_cmd_resize_cq(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_resize_cq_resp resp;
+	struct ib_uverbs_resize_cq req;
+	struct xqp_uobj *uobj;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = xqp_resize_cq(uobj->object, (int)req.cqe);
+	if (!ret) {
+		memset(&resp, 0, sizeof(resp));
+		resp.cqe = xqp_cq_cqe(uobj->object);
+		ret = xqp_cmd_response(cmd, &resp, sizeof(resp));
+	}
+	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	return ret;
+}
