@@ -14,7 +14,7 @@ Q ?= @
 
 # ---- host build of the core + soft device + GoogleTest ------------------
 CORE_SRCS := $(filter-out core/runtime/%,$(wildcard core/*.cpp))
-SOFT_SRCS := drivers/soft/soft.c
+SOFT_SRCS := $(addprefix drivers/soft/,soft.c fabric.c mr.c cq.c wq.c exec.c)
 TEST_SRCS := $(wildcard tests/host/test_*.cpp) tests/host/seam_host.cpp
 HOST_INC := -Icore -Icore/include -Itests/host/include -Idrivers -Itests/host
 CORE_CXXFLAGS := -std=gnu++20 -ffreestanding -fno-exceptions -fno-rtti \

@@ -103,6 +103,18 @@ static void detach_list(xqp_device *dev, RcuList &list, int (*destroy)(void *, v
 	});
 }
 
+/* MRs: the driver's side goes, and with it the memory (pages unpinned). */
+static void detach_mrs(xqp_device *dev, RcuList &list)
+{
+	list.for_each([&](ListNode *n) {
+		xqp_mr *mr = from_dev_node<xqp_mr>(n);
+		if (XQP_WARN_ON(dev->ops->dereg_mr(dev->drv, mr->drv)))
+			return;
+		mr->mem->ops->release(mr->mem);
+		mr->drv = nullptr;
+	});
+}
+
 /* XRC_TGT QPs live in their XRCD's table, not on the device's list. */
 static void detach_xrc_tgt(xqp_device *dev, xqp_xrcd *xrcd)
 {
@@ -121,7 +133,7 @@ static void detach_xrc_tgt(xqp_device *dev, xqp_xrcd *xrcd)
 
 /*
  * Detach every driver object, dependents first: QPs (the XRC_TGT ones through
- * their XRCD tables), SRQs, CQs, XRCDs, PDs. The core objects stay allocated
+ * their XRCD tables), SRQs, MRs, CQs, XRCDs, PDs (AHs have no driver side). The core objects stay allocated
  * for their owners, whose later calls get -EIO, and whose destroy/close/
  * dealloc frees them. The caller guarantees no verb runs concurrently.
  */
@@ -133,6 +145,7 @@ static void detach_all(xqp_device *dev)
 	detach_list<RealQp>(dev, objs->qps, ops->destroy_qp);
 	objs->xrcds.for_each([&](ListNode *n) { detach_xrc_tgt(dev, from_dev_node<xqp_xrcd>(n)); });
 	detach_list<xqp_srq>(dev, objs->srqs, ops->destroy_srq);
+	detach_mrs(dev, objs->mrs);
 	detach_list<xqp_cq>(dev, objs->cqs, ops->destroy_cq);
 	detach_list<xqp_xrcd>(dev, objs->xrcds, ops->dealloc_xrcd);
 	detach_list<xqp_pd>(dev, objs->pds, ops->dealloc_pd);

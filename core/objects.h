@@ -34,7 +34,7 @@ struct xqp_qp {
 
 /* Top-level objects a device tears down when it is unregistered. */
 struct xqp_device_objects {
-	xqp::RcuList pds, cqs, srqs, xrcds, qps;
+	xqp::RcuList pds, cqs, srqs, xrcds, qps, mrs, ahs;
 	xqp::u32 count;
 };
 
@@ -67,6 +67,7 @@ struct xqp_cq : xqp::Allocated, xqp::Pinned {
 	xqp_device *dev;
 	void *drv;
 	int cqe;		/* granted by the driver */
+	xqp_comp_handler_t comp_handler;
 	xqp_event_handler_t handler;
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;
@@ -93,6 +94,29 @@ struct xqp_xrcd : xqp::Allocated, xqp::Pinned {
 	/* real XRC_TGT QPs + XRC SRQs + inode users */
 	xqp::Atomic<xqp::u32> usecnt;
 	xqp::Mutex<xqp::QpTable> table{XQP_LOCK_XRCD};
+	xqp::ListNode dev_node;
+};
+
+/* A memory region: the driver's MR over memory the MR owns from then on. */
+struct xqp_mr : xqp::Allocated, xqp::Pinned {
+	xqp_device *dev;
+	void *drv;
+	xqp_pd *pd;
+	xqp_mem *mem;		/* released when the MR is gone */
+	xqp::u32 lkey;
+	xqp::u32 rkey;
+	xqp::ListNode dev_node;
+};
+
+/*
+ * An address handle: the core keeps the address and drivers read it when a
+ * UD WR is posted (they copy what they need then, so destroying an AH with
+ * WRs still queued is safe). No driver object.
+ */
+struct xqp_ah : xqp::Allocated, xqp::Pinned {
+	xqp_device *dev;
+	xqp_pd *pd;
+	xqp_ah_attr attr;
 	xqp::ListNode dev_node;
 };
 

@@ -42,14 +42,53 @@ extern "C" struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
 					xqp_event_handler_t event_handler,
 					void *cq_context)
 {
+	xqp_cq_init_attr attr = {};
+
+	attr.cqe = cqe;
+	attr.event_handler = event_handler;
+	attr.cq_context = cq_context;
+	return xqp_create_cq_attr(dev, &attr);
+}
+
+/**
+ * xqp_create_cq_attr - create a CQ with a completion handler (ib_create_cq).
+ * @dev: the device.
+ * @attr: its size (the driver may grant more: xqp_cq_cqe()), the handler
+ *	  called after xqp_req_notify_cq() armed the CQ, the async event
+ *	  handler, and the context both get.
+ *
+ * Return: the CQ, or ERR_PTR(as xqp_create_cq()).
+ */
+extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
+					     const struct xqp_cq_init_attr *attr)
+{
+	int cqe = attr->cqe;
+
 	return make_tracked<xqp_cq>(dev, dev->ops->create_cq, &xqp_device_objects::cqs,
 				    [=](xqp_cq *cq) {
-					    cq->handler = event_handler;
-					    cq->context = cq_context;
+					    cq->comp_handler = attr->comp_handler;
+					    cq->handler = attr->event_handler;
+					    cq->context = attr->cq_context;
 					    cq->cqe = cqe;
 					    return dev->ops->create_cq(dev->drv, cqe, &cq->drv,
 								       &cq->cqe, cq);
 				    });
+}
+
+/**
+ * xqp_cq_comp - an armed CQ got its completion (driver side).
+ * @core_cq: the cookie create_cq was given.
+ *
+ * Calls the comp_handler of xqp_create_cq_attr(), if any, as Linux drivers
+ * call ib_cq->comp_handler. The driver must not call it for a CQ whose
+ * destroy_cq has returned.
+ *
+ * Context: any; the handler runs in the caller's context.
+ */
+extern "C" void xqp_cq_comp(struct xqp_cq *core_cq)
+{
+	if (core_cq->comp_handler)
+		core_cq->comp_handler(core_cq, core_cq->context);
 }
 
 /**

@@ -9,14 +9,19 @@
 #include <linux/rcupdate.h>
 
 #include "uverbs/uverbs.h"
+#include "xqp/seam.h"
 
 static int __init xqp_init(void)
 {
 	int ret;
 
+	ret = xqp_seam_init();
+	if (ret)
+		return ret;
 	ret = xqp_uverbs_init();
 	if (ret) {
 		pr_err("xqp: uverbs char device: error %d\n", ret);
+		xqp_seam_exit();
 		return ret;
 	}
 	pr_info("xqp: core loaded\n");
@@ -26,6 +31,7 @@ static int __init xqp_init(void)
 static void __exit xqp_exit(void)
 {
 	xqp_uverbs_exit();
+	xqp_seam_exit();
 	/* Handles, QPs and uverbs objects are freed by RCU callbacks in here. */
 	rcu_barrier();
 }

@@ -13,6 +13,11 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/preempt.h>
+#include <linux/irqflags.h>
+#include <linux/sched.h>
 
 #include "xqp/seam.h"
 
@@ -38,6 +43,8 @@ static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 	[XQP_LOCK_QP] = "xqp_qp",
 	[XQP_LOCK_HANDLE] = "xqp_handle",
 	[XQP_LOCK_SOFT] = "xqp_soft",
+	[XQP_LOCK_SOFT_WQ] = "xqp_soft_wq",
+	[XQP_LOCK_SOFT_CQ] = "xqp_soft_cq",
 };
 
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
@@ -51,6 +58,18 @@ void xqp_free(void *p)
 	kfree(p);
 }
 EXPORT_SYMBOL_GPL(xqp_free);
+
+void *xqp_kvzalloc(xqp_size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL_ACCOUNT);
+}
+EXPORT_SYMBOL_GPL(xqp_kvzalloc);
+
+void xqp_kvfree(void *p)
+{
+	kvfree(p);
+}
+EXPORT_SYMBOL_GPL(xqp_kvfree);
 
 void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
 {
@@ -169,6 +188,12 @@ void xqp_might_sleep(void)
 }
 EXPORT_SYMBOL_GPL(xqp_might_sleep);
 
+void xqp_cond_resched(void)
+{
+	cond_resched();
+}
+EXPORT_SYMBOL_GPL(xqp_cond_resched);
+
 void xqp_cpu_relax(void)
 {
 	cpu_relax();
@@ -197,3 +222,100 @@ void xqp_log(const char *fmt, ...)
 	va_end(ap);
 }
 EXPORT_SYMBOL_GPL(xqp_log);
+
+/* ---- deferred work: one unbound workqueue of the module ---------------- */
+
+static_assert(sizeof(((struct xqp_work *)0)->opaque) >= sizeof(struct delayed_work));
+
+static struct workqueue_struct *xqp_wq;
+
+static void xqp_work_trampoline(struct work_struct *w)
+{
+	struct delayed_work *dw = to_delayed_work(w);
+	struct xqp_work *work = container_of((void *)dw, struct xqp_work, opaque);
+
+	work->fn(work);
+}
+
+void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn)
+{
+	work->fn = fn;
+	INIT_DELAYED_WORK((struct delayed_work *)work->opaque, xqp_work_trampoline);
+}
+EXPORT_SYMBOL_GPL(xqp_work_init);
+
+void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us)
+{
+	unsigned long delay = delay_us ? usecs_to_jiffies(delay_us) : 0;
+
+	queue_delayed_work(xqp_wq, (struct delayed_work *)work->opaque, delay);
+}
+EXPORT_SYMBOL_GPL(xqp_work_queue);
+
+void xqp_work_cancel_sync(struct xqp_work *work)
+{
+	cancel_delayed_work_sync((struct delayed_work *)work->opaque);
+}
+EXPORT_SYMBOL_GPL(xqp_work_cancel_sync);
+
+void xqp_work_flush_all(void)
+{
+	flush_workqueue(xqp_wq);
+}
+EXPORT_SYMBOL_GPL(xqp_work_flush_all);
+
+int xqp_seam_init(void)
+{
+	xqp_wq = alloc_workqueue("xqp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return xqp_wq ? 0 : -ENOMEM;
+}
+
+void xqp_seam_exit(void)
+{
+	destroy_workqueue(xqp_wq);
+}
+
+/* ---- waiting for a count to drain ---------------------------------------- */
+
+struct xqp_kernel_waitq {
+	wait_queue_head_t wq;
+	spinlock_t lock;	/* the counter's last decrement vs the check */
+};
+static_assert(sizeof(((struct xqp_waitq *)0)->opaque) >= sizeof(struct xqp_kernel_waitq));
+
+void xqp_waitq_init(struct xqp_waitq *wq)
+{
+	struct xqp_kernel_waitq *k = (struct xqp_kernel_waitq *)wq->opaque;
+
+	init_waitqueue_head(&k->wq);
+	spin_lock_init(&k->lock);
+}
+EXPORT_SYMBOL_GPL(xqp_waitq_init);
+
+void xqp_wait_zero(struct xqp_waitq *wq, int *counter)
+{
+	struct xqp_kernel_waitq *k = (struct xqp_kernel_waitq *)wq->opaque;
+
+	spin_lock_irq(&k->lock);
+	wait_event_lock_irq(k->wq, __atomic_load_n(counter, __ATOMIC_ACQUIRE) == 0, k->lock);
+	spin_unlock_irq(&k->lock);
+}
+EXPORT_SYMBOL_GPL(xqp_wait_zero);
+
+void xqp_waitq_dec(struct xqp_waitq *wq, int *counter)
+{
+	struct xqp_kernel_waitq *k = (struct xqp_kernel_waitq *)wq->opaque;
+	unsigned long flags;
+
+	spin_lock_irqsave(&k->lock, flags);
+	if (__atomic_sub_fetch(counter, 1, __ATOMIC_ACQ_REL) == 0)
+		wake_up_all(&k->wq);
+	spin_unlock_irqrestore(&k->lock, flags);
+}
+EXPORT_SYMBOL_GPL(xqp_waitq_dec);
+
+int xqp_may_sleep(void)
+{
+	return preemptible() && !irqs_disabled() && !rcu_preempt_depth();
+}
+EXPORT_SYMBOL_GPL(xqp_may_sleep);

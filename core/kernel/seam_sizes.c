@@ -17,6 +17,6 @@ int main(void)
 	DEFINE(XQP_SPINLOCK_WORDS, WORDS(spinlock_t));
 	DEFINE(XQP_MUTEX_WORDS, WORDS(struct mutex));
 	DEFINE(XQP_WORK_WORDS, WORDS(struct delayed_work));
-	DEFINE(XQP_WAITQ_WORDS, WORDS(wait_queue_head_t));
+	DEFINE(XQP_WAITQ_WORDS, WORDS(wait_queue_head_t) + WORDS(spinlock_t));
 	return 0;
 }

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xqp_soft: the software device. It implements every op of struct
- * xqp_device_ops the way rxe does for its control path: capability checks
- * against the device limits, granted capabilities reported back, QP state
- * changes validated with the IB spec table, attributes kept and queried.
- * No data moves.
+ * xqp_soft: the software device, control path. It implements the object ops
+ * of struct xqp_device_ops the way rxe does: capability checks against the
+ * device limits, granted capabilities reported back, QP state changes
+ * validated with the IB spec table, attributes kept and queried. The data
+ * path lives in fabric.c, mr.c, cq.c, wq.c and exec.c (soft_priv.h).
  *
  * Locking: soft->lock (a spinlock, class XQP_LOCK_SOFT) protects the object
- * counts and both number tables; each QP's own lock protects its state and
+ * counts and the number tables; each QP's own lock protects its state and
  * attributes. The two are never held together. Nothing allocates or frees
- * under a spinlock. Fault injection and call counts use atomics. Events are
- * delivered under no soft lock: a QP's, CQ's or SRQ's event_refs keeps it
- * alive meanwhile, and its destroy op waits for them to drop to zero after
- * making it unreachable (QPs and SRQs by number, CQs on soft->cqs).
+ * under a spinlock. Fault injection and call counts use atomics. Events and
+ * remote requesters use an object under no soft lock: its refs keep it
+ * alive meanwhile, and its destroy op sleeps until they drain after making
+ * it unreachable (QPs, SRQs and MRs by number, CQs on soft->cqs).
  *
  * Numbers (QP numbers, SRQ numbers) come from a two-level table covering the
  * 24-bit space: 4096 leaves of 4096 object pointers (32 KiB each), allocated
@@ -25,27 +25,13 @@
  * the whole space. Full leaves are skipped whole, so a wrap costs at most
  * one visit per slot: O(1) amortised while the space is not nearly full.
  */
-#include "xqp/driver.h"
-#include "xqp/seam.h"
-#include "soft.h"
+#include "soft_priv.h"
 
-#ifndef NULL
-#define NULL ((void *)0)
-#endif
-
-#define SOFT_NUM_BITS		24
-#define SOFT_NUM_SPACE		(1U << SOFT_NUM_BITS)
-#define SOFT_NUM_MASK		(SOFT_NUM_SPACE - 1)
 #define SOFT_LEAF_SHIFT		12
 #define SOFT_LEAF_SLOTS		(1U << SOFT_LEAF_SHIFT)
 #define SOFT_LEAF_MASK		(SOFT_LEAF_SLOTS - 1)
 #define SOFT_LEAVES		(SOFT_NUM_SPACE >> SOFT_LEAF_SHIFT)
 
-#define SOFT_PORT_CNT		1
-#define SOFT_GID_TBL_LEN	1
-#define SOFT_LID		1
-#define SOFT_MAX_MSG_SZ		0x800000	/* rxe's RXE_PORT_MAX_MSG_SZ */
-#define SOFT_SGE_SIZE		16	/* sizeof(struct ib_sge) */
 #define SOFT_VENDOR_ID		0xffffff
 #define SOFT_GUID_BASE		0x0258515000000000ULL	/* 02:"XQP":... */
 #define SOFT_ACCESS_SUPPORTED	0xfU	/* local write, remote write/read/atomic */
@@ -57,82 +43,31 @@ struct soft_leaf {
 	void *slot[SOFT_LEAF_SLOTS];
 };
 
-/* A map from 24-bit numbers to objects, with a cursor-based allocator. */
-struct soft_numtab {
-	xqp_u32 first;			/* lowest number handed out */
-	xqp_u32 cursor;			/* where the next search starts */
-	struct soft_leaf **leaf;	/* SOFT_LEAVES entries, NULL when empty */
-	xqp_u16 *used;			/* numbers in use per leaf */
-	struct soft_leaf *spare;	/* an all-NULL leaf, ready to install */
-};
-
-struct soft_inject {
-	int countdown;			/* fires when it drops to 0 */
-	int err;
-};
-
-struct xqp_soft {
-	struct xqp_device *dev;
-	struct xqp_soft_limits lim;
-	xqp_u64 node_guid;
-
-	struct xqp_spinlock lock;	/* counts, qpns, srqns, cqs */
-	struct xqp_soft_counts counts;
-	struct soft_numtab qpns;
-	struct soft_numtab srqns;
-	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
-
-	struct soft_inject inject[XQP_SOFT_OP_COUNT];
-	xqp_u64 calls[XQP_SOFT_OP_COUNT];
-};
-
-/* PDs and XRCDs: nothing but their owner. */
-struct soft_obj {
-	struct xqp_soft *soft;
-};
-
-struct soft_cq {
-	struct soft_obj obj;
-	int cqe;
-	struct xqp_cq *core_cq;
-	int event_refs;			/* events being delivered */
-	struct soft_cq *next, **pprev;	/* soft->cqs, soft->lock */
-};
-
-struct soft_srq {
-	struct soft_obj obj;
-	enum xqp_srq_type type;
-	xqp_u32 srq_num;
-	struct xqp_srq *core_srq;
-	int event_refs;			/* events being delivered */
-	struct xqp_srq_attr attr;
-	void *pd;
-	void *xrcd;
-	void *cq;
-};
-
-struct soft_qp {
-	struct soft_obj obj;
-	enum xqp_qp_type type;
-	enum xqp_sig_type sq_sig_type;
-	xqp_u32 qp_num;
-	struct xqp_qp *core_qp;
-	int event_refs;			/* events being delivered */
-	void *pd;
-	void *send_cq;
-	void *recv_cq;
-	void *srq;
-	void *xrcd;
-
-	struct xqp_spinlock lock;	/* attr */
-	struct xqp_qp_attr attr;
-};
-
 static unsigned int soft_instances;
 
-static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
+/* ---- references that destroy waits out --------------------------------- */
+
+void soft_refs_init(struct soft_refs *r)
 {
-	return a < b ? a : b;
+	r->count = 0;
+	xqp_waitq_init(&r->drained);
+}
+
+/* Taken only while the object is reachable (under the lock that finds it). */
+void soft_refs_get(struct soft_refs *r)
+{
+	__atomic_add_fetch(&r->count, 1, __ATOMIC_RELAXED);
+}
+
+void soft_refs_put(struct soft_refs *r)
+{
+	xqp_waitq_dec(&r->drained, &r->count);
+}
+
+/* Sleeps until every reference taken before the object became unreachable is gone. */
+void soft_refs_drain(struct soft_refs *r)
+{
+	xqp_wait_zero(&r->drained, &r->count);
 }
 
 /* ---- fault injection ---------------------------------------------------- */
@@ -141,7 +76,7 @@ static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
  * Every op starts here: counts the call and returns the injected error if
  * this is the call xqp_soft_inject() armed, else 0.
  */
-static int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op)
+int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op)
 {
 	struct soft_inject *inj = &soft->inject[op];
 
@@ -282,7 +217,7 @@ found:
 	return 0;
 }
 
-static void *soft_numtab_find(struct soft_numtab *tab, xqp_u32 num)
+void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num)
 {
 	struct soft_leaf *leaf;
 
@@ -318,8 +253,8 @@ static struct soft_leaf *soft_numtab_remove(struct soft_numtab *tab, xqp_u32 num
  * Counts a new object of a kind limited to @max and gives it a number in
  * @tab. Allocates a leaf (outside the lock) when the table needs one.
  */
-static int soft_num_insert(struct xqp_soft *soft, struct soft_numtab *tab,
-			   xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num)
+int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
+		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num)
 {
 	struct soft_leaf *leaf = NULL;
 	unsigned long flags;
@@ -352,8 +287,8 @@ static int soft_num_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 	return err;
 }
 
-static void soft_num_remove(struct xqp_soft *soft, struct soft_numtab *tab,
-			    xqp_u32 *count, xqp_u32 num)
+void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
+			xqp_u32 *count, xqp_u32 num)
 {
 	struct soft_leaf *leaf;
 	unsigned long flags;
@@ -365,6 +300,38 @@ static void soft_num_remove(struct xqp_soft *soft, struct soft_numtab *tab,
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	if (leaf)
 		xqp_free(leaf);
+}
+
+/*
+ * The object numbered @num in @tab with a reference taken (under soft->lock,
+ * so that destroy, which unmaps first and drains second, waits for it).
+ */
+static void *soft_num_get(struct xqp_soft *soft, struct soft_numtab *tab,
+			  xqp_u32 num, xqp_size_t refs_offset)
+{
+	unsigned long flags;
+	void *obj;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	obj = soft_numtab_lookup(tab, num);
+	if (obj)
+		soft_refs_get((struct soft_refs *)((char *)obj + refs_offset));
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	return obj;
+}
+
+/* A QP by number, referenced (soft_refs_put(&qp->refs)); NULL if none. */
+struct soft_qp *soft_qp_get(struct xqp_soft *soft, xqp_u32 qp_num)
+{
+	return soft_num_get(soft, &soft->qpns, qp_num,
+			    __builtin_offsetof(struct soft_qp, refs));
+}
+
+/* An SRQ by number, referenced; NULL if none. */
+struct soft_srq *soft_srq_get(struct xqp_soft *soft, xqp_u32 srq_num)
+{
+	return soft_num_get(soft, &soft->srqns, srq_num,
+			    __builtin_offsetof(struct soft_srq, refs));
 }
 
 /* ---- counted objects without numbers (PD, CQ, XRCD) --------------------- */
@@ -406,7 +373,7 @@ static void soft_obj_del(struct xqp_soft *soft, void *p, xqp_u32 *count)
 }
 
 /* Is @p an object of this device? Catches pointers from another driver. */
-static int soft_owns(struct xqp_soft *soft, const void *p)
+int soft_owns(struct xqp_soft *soft, const void *p)
 {
 	const struct soft_obj *obj = p;
 
@@ -460,10 +427,10 @@ static int soft_port_ok(xqp_u32 port)
 }
 
 /*
- * Its one port: an active InfiniBand port, 1X SDR, 4096-byte MTU, LID 1 and
- * its own SM (LID 1), VL0 only, one GID, the device's P_Keys, rxe's message
- * size limit (8 MiB). No capability bits (no CM, no SM on the port) and no
- * error counters: nothing moves.
+ * Its one port: an active InfiniBand port, 1X SDR, 4096-byte MTU, the LID
+ * the fabric gave the device, the subnet's SM at LID 1, VL0 only, one GID,
+ * the device's P_Keys, rxe's message size limit (8 MiB). No capability bits
+ * (no CM, no SM on the port) and no error counters.
  */
 static int soft_query_port(void *drv, xqp_u32 port, struct xqp_port_attr *attr)
 {
@@ -484,8 +451,8 @@ static int soft_query_port(void *drv, xqp_u32 port, struct xqp_port_attr *attr)
 		.port_cap_flags	= 0,
 		.max_msg_sz	= SOFT_MAX_MSG_SZ,
 		.pkey_tbl_len	= soft->lim.max_pkeys,
-		.lid		= SOFT_LID,
-		.sm_lid		= SOFT_LID,
+		.lid		= soft->lid,
+		.sm_lid		= 1,
 		.lmc		= 0,
 		.max_vl_num	= 1,		/* VL0 */
 		.active_width	= XQP_WIDTH_1X,
@@ -534,7 +501,7 @@ static int soft_dealloc_pd(void *drv, void *drv_pd)
  * A queue (CQ, send/receive queue, SRQ) of @req entries, sized like rxe's
  * rings (2^k - 1 >= @req) up to @max.
  */
-static xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
+xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
 {
 	xqp_u64 slots;
 
@@ -561,7 +528,11 @@ static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe,
 	cq = soft_obj_new(soft, sizeof(*cq), &soft->counts.cq, soft->lim.max_cq);
 	if (xqp_is_err(cq))
 		return (int)xqp_ptr_err(cq);
-	cq->cqe = (int)soft_grant_wr((xqp_u32)cqe, soft->lim.max_cqe);
+	err = soft_cq_init(cq, (int)soft_grant_wr((xqp_u32)cqe, soft->lim.max_cqe));
+	if (err) {
+		soft_obj_del(soft, cq, &soft->counts.cq);
+		return err;
+	}
 	cq->core_cq = core_cq;
 	flags = xqp_spin_lock_irqsave(&soft->lock);
 	cq->next = soft->cqs;
@@ -593,8 +564,8 @@ static int soft_destroy_cq(void *drv, void *drv_cq)
 	if (cq->next)
 		cq->next->pprev = cq->pprev;
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
-	while (__atomic_load_n(&cq->event_refs, __ATOMIC_ACQUIRE))
-		xqp_cpu_relax();
+	soft_refs_drain(&cq->refs);
+	soft_cq_fini(cq);
 	soft_obj_del(soft, drv_cq, &soft->counts.cq);
 	return 0;
 }
@@ -722,12 +693,16 @@ static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
 		srq->xrcd = drv_xrcd;
 		srq->cq = drv_cq;
 	}
+	soft_refs_init(&srq->refs);
 	srq->attr = init->attr;
 	srq->attr.max_wr = soft_grant_wr(init->attr.max_wr, soft->lim.max_srq_wr);
 	if (srq->attr.max_sge < 1)
 		srq->attr.max_sge = 1;
+	err = soft_srq_ring_init(srq);
+	if (err)
+		goto err_free;
 
-	err = soft_num_insert(soft, &soft->srqns, &soft->counts.srq,
+	err = soft_numtab_insert(soft, &soft->srqns, &soft->counts.srq,
 			      soft->lim.max_srq, srq, &num);
 	if (err)
 		goto err_free;
@@ -740,6 +715,7 @@ static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
 	return 0;
 
 err_free:
+	soft_ring_free(&srq->ring);
 	xqp_free(srq);
 	return err;
 }
@@ -756,9 +732,9 @@ static int soft_destroy_srq(void *drv, void *drv_srq)
 	if (!soft_owns(soft, srq))
 		return -XQP_EINVAL;
 	/* Unreachable by number; then wait out events already on their way. */
-	soft_num_remove(soft, &soft->srqns, &soft->counts.srq, srq->srq_num);
-	while (__atomic_load_n(&srq->event_refs, __ATOMIC_ACQUIRE))
-		xqp_cpu_relax();
+	soft_numtab_delete(soft, &soft->srqns, &soft->counts.srq, srq->srq_num);
+	soft_refs_drain(&srq->refs);
+	soft_ring_free(&srq->ring);
 	xqp_free(srq);
 	return 0;
 }
@@ -808,16 +784,21 @@ static int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	qp->recv_cq = req->recv_cq;
 	qp->srq = req->srq;
 	qp->xrcd = req->xrcd;
+	soft_refs_init(&qp->refs);
 	xqp_spin_init(&qp->lock, XQP_LOCK_SOFT);
 	qp->attr.qp_state = XQP_QPS_RESET;
 	qp->attr.cur_qp_state = XQP_QPS_RESET;
+	qp->state = XQP_QPS_RESET;
 	qp->attr.cap = cap;
 	qp->attr.port_num = (xqp_u8)req->port_num;
-
-	err = soft_num_insert(soft, &soft->qpns, &soft->counts.qp,
-			      soft->lim.max_qp, qp, &qpn);
+	err = soft_qp_queues_init(soft, qp);
 	if (err)
 		goto err_free;
+
+	err = soft_numtab_insert(soft, &soft->qpns, &soft->counts.qp,
+			      soft->lim.max_qp, qp, &qpn);
+	if (err)
+		goto err_queues;
 	qp->qp_num = qpn;
 
 	out->drv_qp = qp;
@@ -825,6 +806,8 @@ static int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	out->cap = cap;
 	return 0;
 
+err_queues:
+	soft_qp_queues_fini(qp);
 err_free:
 	xqp_free(qp);
 	return err;
@@ -938,7 +921,7 @@ static int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *att
 {
 	struct xqp_soft *soft = drv;
 	struct soft_qp *qp = drv_qp;
-	enum xqp_qp_state cur, next;
+	enum xqp_qp_state old, cur, next;
 	struct xqp_qp_cap cap;
 	unsigned long flags;
 	int err;
@@ -953,15 +936,19 @@ static int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *att
 		return err;
 
 	flags = xqp_spin_lock_irqsave(&qp->lock);
-	cur = (mask & XQP_QP_CUR_STATE) ? attr->cur_qp_state : qp->attr.qp_state;
+	old = qp->attr.qp_state;
+	cur = (mask & XQP_QP_CUR_STATE) ? attr->cur_qp_state : old;
 	next = (mask & XQP_QP_STATE) ? attr->qp_state : cur;
 	if (!xqp_modify_qp_is_ok(cur, next, qp->type, mask)) {
 		err = -XQP_EINVAL;
 	} else {
 		qp->attr.qp_state = next;
+		__atomic_store_n(&qp->state, next, __ATOMIC_RELEASE);
 		soft_store_qp_attr(qp, attr, mask, &cap);
 	}
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	if (!err)
+		soft_qp_state_changed(qp, old, next);
 	return err;
 }
 
@@ -999,9 +986,10 @@ static int soft_destroy_qp(void *drv, void *drv_qp)
 	if (!soft_owns(soft, qp))
 		return -XQP_EINVAL;
 	/* Unreachable by number; then wait out events already on their way. */
-	soft_num_remove(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
-	while (__atomic_load_n(&qp->event_refs, __ATOMIC_ACQUIRE))
-		xqp_cpu_relax();
+	soft_numtab_delete(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
+	soft_refs_drain(&qp->refs);
+	soft_sq_stop(qp);
+	soft_qp_queues_fini(qp);
 	xqp_free(qp);
 	return 0;
 }
@@ -1023,20 +1011,13 @@ static int soft_destroy_qp(void *drv, void *drv_qp)
 int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
 			    enum xqp_event_type type)
 {
-	struct soft_qp *qp;
-	unsigned long flags;
+	struct soft_qp *qp = soft_qp_get(soft, qp_num);
 
-	flags = xqp_spin_lock_irqsave(&soft->lock);
-	qp = soft_numtab_find(&soft->qpns, qp_num);
-	if (qp)
-		__atomic_add_fetch(&qp->event_refs, 1, __ATOMIC_RELAXED);
-	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	if (!qp)
 		return -XQP_EINVAL;
-
 	if (qp->core_qp)
 		xqp_qp_event(qp->core_qp, type);
-	__atomic_sub_fetch(&qp->event_refs, 1, __ATOMIC_RELEASE);
+	soft_refs_put(&qp->refs);
 	return 0;
 }
 
@@ -1056,20 +1037,13 @@ int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
 int xqp_soft_raise_srq_event(struct xqp_soft *soft, xqp_u32 srq_num,
 			     enum xqp_event_type type)
 {
-	struct soft_srq *srq;
-	unsigned long flags;
+	struct soft_srq *srq = soft_srq_get(soft, srq_num);
 
-	flags = xqp_spin_lock_irqsave(&soft->lock);
-	srq = soft_numtab_find(&soft->srqns, srq_num);
-	if (srq)
-		__atomic_add_fetch(&srq->event_refs, 1, __ATOMIC_RELAXED);
-	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	if (!srq)
 		return -XQP_EINVAL;
-
 	if (srq->core_srq)
 		xqp_srq_event(srq->core_srq, type);
-	__atomic_sub_fetch(&srq->event_refs, 1, __ATOMIC_RELEASE);
+	soft_refs_put(&srq->refs);
 	return 0;
 }
 
@@ -1098,13 +1072,13 @@ int xqp_soft_raise_cq_event(struct xqp_soft *soft, struct xqp_cq *core_cq,
 		if (core_cq && cq->core_cq == core_cq)
 			break;
 	if (cq)
-		__atomic_add_fetch(&cq->event_refs, 1, __ATOMIC_RELAXED);
+		soft_refs_get(&cq->refs);
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	if (!cq)
 		return -XQP_EINVAL;
 
 	xqp_cq_event(cq->core_cq, type);
-	__atomic_sub_fetch(&cq->event_refs, 1, __ATOMIC_RELEASE);
+	soft_refs_put(&cq->refs);
 	return 0;
 }
 
@@ -1147,6 +1121,16 @@ static const struct xqp_device_ops soft_ops = {
 	.modify_qp	= soft_modify_qp,
 	.query_qp	= soft_query_qp,
 	.destroy_qp	= soft_destroy_qp,
+	.reg_mr		= soft_reg_mr,
+	.dereg_mr	= soft_dereg_mr,
+	.post_send	= soft_post_send,
+	.post_recv	= soft_post_recv,
+	.post_srq_recv	= soft_post_srq_recv,
+	.poll_cq	= soft_poll_cq,
+	.req_notify_cq	= soft_req_notify_cq,
+	.resize_cq	= soft_resize_cq,
+	.modify_srq	= soft_modify_srq,
+	.query_srq	= soft_query_srq,
 };
 
 /**
@@ -1167,7 +1151,7 @@ const struct xqp_device_ops *xqp_soft_ops(void)
  *
  * The defaults follow rxe where rxe has one: 2^24 - 2 QPs, 16384 WRs per
  * queue, 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA
- * reads/atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs and SRQs.
+ * reads/atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs and MRs.
  */
 void xqp_soft_default_limits(struct xqp_soft_limits *lim)
 {
@@ -1186,6 +1170,7 @@ void xqp_soft_default_limits(struct xqp_soft_limits *lim)
 		.max_qp_rd_atom		= 128,
 		.max_qp_init_rd_atom	= 128,
 		.max_pkeys		= 64,
+		.max_mr			= 1U << 20,
 	};
 }
 
@@ -1193,6 +1178,7 @@ static int soft_limits_ok(const struct xqp_soft_limits *lim)
 {
 	return lim->max_qp <= XQP_SOFT_MAX_QP &&
 	       lim->max_srq <= SOFT_NUM_SPACE - 1 &&
+	       lim->max_mr <= SOFT_NUM_SPACE - 1 &&
 	       lim->max_cqe <= 0x7fffffffU;
 }
 
@@ -1234,15 +1220,25 @@ struct xqp_soft *xqp_soft_create(const char *name,
 	err = soft_numtab_init(&soft->srqns, 1);
 	if (err)
 		goto err_free_qpns;
+	err = soft_numtab_init(&soft->mrns, 1);
+	if (err)
+		goto err_free_srqns;
+	err = soft_fabric_join(soft);
+	if (err)
+		goto err_free_mrns;
 
 	dev = xqp_register_device(name, &soft_ops, soft);
 	if (xqp_is_err(dev)) {
 		err = (int)xqp_ptr_err(dev);
-		goto err_free_srqns;
+		goto err_leave;
 	}
 	soft->dev = dev;
 	return soft;
 
+err_leave:
+	soft_fabric_leave(soft);
+err_free_mrns:
+	soft_numtab_free(&soft->mrns);
 err_free_srqns:
 	soft_numtab_free(&soft->srqns);
 err_free_qpns:
@@ -1296,12 +1292,25 @@ void xqp_soft_destroy(struct xqp_soft *soft)
 	if (!soft || xqp_is_err(soft))
 		return;
 	xqp_unregister_device(soft->dev);
+	soft_fabric_leave(soft);
 
 	c = &soft->counts;
-	if (XQP_WARN_ON(c->pd || c->cq || c->xrcd || c->srq || c->qp))
-		xqp_log("xqp_soft: leaking %u PDs, %u CQs, %u XRCDs, %u SRQs, %u QPs\n",
-			c->pd, c->cq, c->xrcd, c->srq, c->qp);
+	if (XQP_WARN_ON(c->pd || c->cq || c->xrcd || c->srq || c->qp || c->mr))
+		xqp_log("xqp_soft: leaking %u PDs, %u CQs, %u XRCDs, %u SRQs, %u QPs, %u MRs\n",
+			c->pd, c->cq, c->xrcd, c->srq, c->qp, c->mr);
+	soft_numtab_free(&soft->mrns);
 	soft_numtab_free(&soft->srqns);
 	soft_numtab_free(&soft->qpns);
 	xqp_free(soft);
+}
+
+/**
+ * xqp_soft_lid - the LID the subnet gave a soft device.
+ * @soft: the soft device.
+ *
+ * Return: 1 for the first device made, then the lowest free LID.
+ */
+xqp_u16 xqp_soft_lid(struct xqp_soft *soft)
+{
+	return soft->lid;
 }

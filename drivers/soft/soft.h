@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * xqp_soft: a software device behind struct xqp_device_ops. It keeps QP
- * state and attributes like rxe does, but moves no data. Tests drive it
+ * state and attributes like rxe does and moves data between the soft
+ * devices of one in-kernel subnet (docs/datapath.md). Tests drive it
  * through the core or call its ops directly (xqp_soft_ops(), with the
  * struct xqp_soft pointer as the driver pointer), count its live objects and
  * make its ops fail on demand.
@@ -41,6 +42,7 @@ struct xqp_soft_limits {
 	xqp_u32 max_qp_rd_atom;		/* bound of max_dest_rd_atomic */
 	xqp_u32 max_qp_init_rd_atom;	/* bound of max_rd_atomic */
 	xqp_u16 max_pkeys;		/* pkey_index < max_pkeys */
+	xqp_u32 max_mr;
 };
 
 /* Live driver objects of each kind. */
@@ -50,6 +52,7 @@ struct xqp_soft_counts {
 	xqp_u32 xrcd;
 	xqp_u32 srq;
 	xqp_u32 qp;
+	xqp_u32 mr;
 };
 
 /* One per op of struct xqp_device_ops, for fault injection and call counts. */
@@ -68,6 +71,8 @@ enum xqp_soft_op {
 	XQP_SOFT_OP_MODIFY_QP,
 	XQP_SOFT_OP_QUERY_QP,
 	XQP_SOFT_OP_DESTROY_QP,
+	XQP_SOFT_OP_REG_MR,
+	XQP_SOFT_OP_DEREG_MR,
 	XQP_SOFT_OP_COUNT
 };
 
@@ -89,6 +94,10 @@ int xqp_soft_raise_srq_event(struct xqp_soft *soft, xqp_u32 srq_num,
 /* CQs have no number: the core CQ is the handle (-EINVAL unless live). */
 int xqp_soft_raise_cq_event(struct xqp_soft *soft, struct xqp_cq *core_cq,
 			    enum xqp_event_type type);
+/* The LID the subnet gave the device (1, 2, ...; unique while it lives). */
+xqp_u16 xqp_soft_lid(struct xqp_soft *soft);
+/* Completions lost to a full CQ since it was created (tests). */
+xqp_u64 xqp_soft_cq_overruns(struct xqp_soft *soft, struct xqp_cq *core_cq);
 /* Tests only: where the next QP number search starts (to reach the wrap). */
 void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next);
 

@@ -10,8 +10,11 @@
  * is taking it exclusively; call_rcu callbacks run on a helper thread after
  * a grace period.
  */
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <vector>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -128,6 +131,90 @@ void rcu_worker_start()
 	});
 }
 
+/*
+ * Deferred work: two worker threads over one deadline-ordered queue. An
+ * item never runs on two workers at once (as the kernel's workqueues).
+ */
+using Clock = std::chrono::steady_clock;
+struct HostWork {
+	Clock::time_point due;
+	bool pending;
+	bool running;
+	bool canceling;		/* queueing is refused meanwhile */
+};
+static_assert(sizeof(HostWork) <= sizeof(((xqp_work *)0)->opaque));
+
+struct WorkPool {
+	std::mutex m;
+	std::condition_variable cv;	/* queue changed */
+	std::condition_variable done;	/* an item finished */
+	std::vector<xqp_work *> queue;
+	int running = 0;
+};
+WorkPool *pool;
+
+HostWork *hw(xqp_work *w) { return reinterpret_cast<HostWork *>(w->opaque); }
+
+/* The first queued item that is due and not running, or the next deadline. */
+xqp_work *pick(Clock::time_point now, Clock::time_point *next)
+{
+	*next = Clock::time_point::max();
+	for (auto it = pool->queue.begin(); it != pool->queue.end(); ++it) {
+		HostWork *h = hw(*it);
+		if (h->running)
+			continue;
+		if (h->due <= now) {
+			xqp_work *w = *it;
+			pool->queue.erase(it);
+			return w;
+		}
+		*next = std::min(*next, h->due);
+	}
+	return nullptr;
+}
+
+void work_loop()
+{
+	std::unique_lock<std::mutex> l(pool->m);
+	for (;;) {
+		Clock::time_point next;
+		xqp_work *w = pick(Clock::now(), &next);
+		if (!w) {
+			if (next == Clock::time_point::max())
+				pool->cv.wait(l);
+			else
+				pool->cv.wait_until(l, next);
+			continue;
+		}
+		hw(w)->pending = false;
+		hw(w)->running = true;
+		pool->running++;
+		l.unlock();
+		w->fn(w);
+		l.lock();
+		hw(w)->running = false;
+		pool->running--;
+		pool->done.notify_all();
+		pool->cv.notify_all();
+	}
+}
+
+void work_pool_start()
+{
+	static std::once_flag once;
+	std::call_once(once, [] {
+		pool = new WorkPool;
+		for (int i = 0; i < 2; i++)
+			std::thread(work_loop).detach();
+	});
+}
+
+struct HostWaitq {
+	std::mutex m;
+	std::condition_variable cv;
+};
+static_assert(sizeof(HostWaitq) <= sizeof(xqp_waitq));
+
 } // namespace
 
 long xqp_host_live_allocs() { return live_allocs.load(); }
@@ -173,6 +260,16 @@ void xqp_free(void *p)
 	live_allocs--;
 	live_bytes -= static_cast<long>(h->size);
 	std::free(h);
+}
+
+void *xqp_kvzalloc(xqp_size_t size)
+{
+	return xqp_zalloc(size, XQP_GFP_KERNEL);
+}
+
+void xqp_kvfree(void *p)
+{
+	xqp_free(p);
 }
 
 void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
@@ -301,6 +398,95 @@ void xqp_rcu_barrier(void)
 void xqp_might_sleep(void)
 {
 	check_may_sleep("might_sleep in atomic context");
+}
+
+void xqp_cond_resched(void)
+{
+	check_may_sleep("cond_resched in atomic context");
+	sched_yield();
+}
+
+int xqp_may_sleep(void)
+{
+	return !spin_depth && !rcu_depth;
+}
+
+int xqp_seam_init(void)
+{
+	return 0;
+}
+
+void xqp_seam_exit(void)
+{
+}
+
+void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn)
+{
+	work->fn = fn;
+	new (work->opaque) HostWork{Clock::now(), false, false, false};
+}
+
+void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us)
+{
+	work_pool_start();
+	std::lock_guard<std::mutex> l(pool->m);
+	HostWork *h = hw(work);
+	if (h->pending || h->canceling)
+		return;
+	h->pending = true;
+	h->due = Clock::now() + std::chrono::microseconds(delay_us);
+	pool->queue.push_back(work);
+	pool->cv.notify_all();
+}
+
+void xqp_work_cancel_sync(struct xqp_work *work)
+{
+	check_may_sleep("cancel_work_sync in atomic context");
+	work_pool_start();
+	std::unique_lock<std::mutex> l(pool->m);
+	HostWork *h = hw(work);
+	h->canceling = true;
+	auto it = std::find(pool->queue.begin(), pool->queue.end(), work);
+	if (it != pool->queue.end())
+		pool->queue.erase(it);
+	h->pending = false;
+	pool->done.wait(l, [h] { return !h->running; });
+	h->canceling = false;
+}
+
+void xqp_work_flush_all(void)
+{
+	check_may_sleep("flush_workqueue in atomic context");
+	work_pool_start();
+	std::unique_lock<std::mutex> l(pool->m);
+	pool->done.wait(l, [] {
+		Clock::time_point now = Clock::now();
+		for (xqp_work *w : pool->queue)
+			if (hw(w)->due <= now)
+				return false;
+		return pool->running == 0;
+	});
+}
+
+void xqp_waitq_init(struct xqp_waitq *wq)
+{
+	new (wq->opaque) HostWaitq;
+}
+
+void xqp_wait_zero(struct xqp_waitq *wq, int *counter)
+{
+	auto *w = reinterpret_cast<HostWaitq *>(wq->opaque);
+	check_may_sleep("wait_event in atomic context");
+	std::unique_lock<std::mutex> l(w->m);
+	w->cv.wait(l, [counter] { return __atomic_load_n(counter, __ATOMIC_ACQUIRE) == 0; });
+}
+
+void xqp_waitq_dec(struct xqp_waitq *wq, int *counter)
+{
+	auto *w = reinterpret_cast<HostWaitq *>(wq->opaque);
+	std::lock_guard<std::mutex> l(w->m);
+	if (__atomic_sub_fetch(counter, 1, __ATOMIC_ACQ_REL) == 0)
+		w->cv.notify_all();
 }
 
 void xqp_cpu_relax(void)

@@ -123,7 +123,7 @@ struct xqp_device_ops {
 	/*
 	 * Posting: validate and queue every WR or stop at the first bad one
 	 * (*bad_wr, the queued ones stay); a UD WR's wr.ud.ah is the core's
-	 * AH (xqp_ah_get_attr(), xqp_ah_pd()). Any context.
+	 * AH (xqp_ah_get_attr(), xqp_ah_drv_pd()). Any context.
 	 */
 	int (*post_send)(void *drv, void *drv_qp, const struct xqp_send_wr *wr,
 			 const struct xqp_send_wr **bad_wr);
@@ -188,6 +188,8 @@ void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type);
  * sleeping; never for a CQ whose destroy_cq has returned.
  */
 void xqp_cq_comp(struct xqp_cq *core_cq);
+/* The driver pointer of the PD an AH was created on. Any context. */
+void *xqp_ah_drv_pd(const struct xqp_ah *ah);
 
 XQP_EXTERN_C_END
 

@@ -24,6 +24,9 @@ extern const xqp_gfp_t XQP_GFP_ATOMIC;	/* never sleeps */
 
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp);
 void xqp_free(void *p);
+/* Large zeroed buffers (work queue rings): kvzalloc; may sleep. */
+void *xqp_kvzalloc(xqp_size_t size);
+void xqp_kvfree(void *p);
 
 /* ---- locks (lockdep classes are per lock kind) ------------------------ */
 enum xqp_lock_class {
@@ -32,6 +35,8 @@ enum xqp_lock_class {
 	XQP_LOCK_QP,		/* one real QP's handle list and state */
 	XQP_LOCK_HANDLE,	/* one handle's event delivery vs close */
 	XQP_LOCK_SOFT,		/* the soft device's own tables */
+	XQP_LOCK_SOFT_WQ,	/* one soft send/receive queue or SRQ ring */
+	XQP_LOCK_SOFT_CQ,	/* one soft CQ ring */
 	XQP_LOCK_CLASSES
 };
 
@@ -86,22 +91,29 @@ void xqp_work_cancel_sync(struct xqp_work *work);
 /* Waits until every work item queued so far has run. */
 void xqp_work_flush_all(void);
 
-/* ---- waiting for a count to drain --------------------------------------- */
+/* ---- waiting for a count to drain ---------------------------------------- */
 /*
- * A wait queue for "until this counter is zero": the waiter sleeps; whoever
- * drops the counter to zero calls xqp_waitq_wake().
+ * "Until this counter is zero": the waiter sleeps. Increments are atomic
+ * (only while the object can still be found); decrements and the waiter's
+ * check also hold the wait queue's own lock, so once xqp_wait_zero() has
+ * returned no decrementer touches the object any more and it may be freed.
  */
 struct xqp_waitq {
 	unsigned long opaque[XQP_WAITQ_WORDS];
 };
 void xqp_waitq_init(struct xqp_waitq *wq);
 void xqp_wait_zero(struct xqp_waitq *wq, int *counter);	/* may sleep */
-void xqp_waitq_wake(struct xqp_waitq *wq);
+void xqp_waitq_dec(struct xqp_waitq *wq, int *counter);	/* any context */
 /* May the caller sleep (not atomic, IRQs on)? */
 int xqp_may_sleep(void);
 
+/* Set up and tear down what the seam itself needs (the work queue). */
+int xqp_seam_init(void);
+void xqp_seam_exit(void);
+
 /* ---- misc ------------------------------------------------------------- */
 void xqp_might_sleep(void);
+void xqp_cond_resched(void);	/* a scheduling point in long process-context work */
 void xqp_cpu_relax(void);
 __attribute__((noreturn)) void xqp_bug(const char *file, int line, const char *what);
 void xqp_warn(const char *file, int line, const char *what);

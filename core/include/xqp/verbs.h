@@ -561,7 +561,6 @@ int xqp_check_mr_access(int access);
 struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, const struct xqp_ah_attr *attr);
 int xqp_destroy_ah(struct xqp_ah *ah);
 const struct xqp_ah_attr *xqp_ah_get_attr(const struct xqp_ah *ah);
-struct xqp_pd *xqp_ah_pd(const struct xqp_ah *ah);
 
 /* ---- completion queues ----------------------------------------------------- */
 struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,

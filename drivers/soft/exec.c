@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Executing send WQEs: the soft device's requester and responder.
+ *
+ * Each QP with a send queue has one runner at a time (sq_running, under the
+ * SQ lock). The runner copies the head WQE out, drops every lock, executes
+ * it against the destination QP (which it references, so neither the QP nor
+ * its device can go meanwhile), then completes and pops it. Where it runs:
+ *  - in the poster's context when that may sleep (a write() of POST_SEND,
+ *    a kernel client in process context), for at most SOFT_RUN_INLINE WQEs;
+ *  - else, and for the rest, on the seam's work queue (SOFT_RUN_WORK WQEs a
+ *    run, then it queues itself again), so no poster is held for long and
+ *    a slow receiver stalls only the QPs that send to it;
+ *  - an RNR NAK parks the head until the responder's RNR timer has passed
+ *    (a delayed work item); nothing spins.
+ * A message is executed exactly once, in posting order, so RC, UC and XRC
+ * messages between two QPs arrive in order; fences hold trivially.
+ *
+ * There are no packets: no PSNs, no MTU segmentation (a UD message is
+ * limited to the port MTU), no transport timer (an unreachable RC peer
+ * fails the WQE at once with RETRY_EXC_ERR instead of after retry_cnt
+ * timeouts). docs/datapath.md lists the outcomes.
+ */
+#include "soft_priv.h"
+
+#define SOFT_RUN_INLINE		16	/* WQEs a poster executes itself */
+#define SOFT_RUN_WORK		64	/* WQEs one work item run executes */
+#define SOFT_RNR_INFINITE	7
+
+/* The IB RNR timer encoding (min_rnr_timer 0..31), in microseconds. */
+static const xqp_u32 soft_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* What the responder's QP lets requesters do, read under its lock. */
+struct soft_resp_attr {
+	xqp_u32 access;
+	xqp_u32 qkey;
+	xqp_u8 min_rnr_timer;
+};
+
+/* One execution: the outcome and what the requester's completion says. */
+struct soft_result {
+	enum soft_exec exec;
+	int status;			/* enum xqp_wc_status */
+	xqp_u32 byte_len;
+	xqp_u8 rnr_timer;		/* with SOFT_EXEC_RNR */
+};
+
+static void soft_sq_work(struct xqp_work *work);
+
+void soft_exec_init(struct soft_qp *qp)
+{
+	qp->rnr_left = -1;
+	xqp_work_init(&qp->work, soft_sq_work);
+}
+
+static struct soft_qp *soft_qp_of_work(struct xqp_work *work)
+{
+	return (struct soft_qp *)((char *)work - __builtin_offsetof(struct soft_qp, work));
+}
+
+static int soft_is_rc_like(enum xqp_qp_type t)
+{
+	return t == XQP_QPT_RC || t == XQP_QPT_XRC_INI || t == XQP_QPT_XRC_TGT;
+}
+
+/* May a requester of type @req talk to a responder of type @resp? */
+static int soft_types_match(enum xqp_qp_type req, enum xqp_qp_type resp)
+{
+	if (req == XQP_QPT_XRC_INI)
+		return resp == XQP_QPT_XRC_TGT;
+	return req == resp;
+}
+
+static int soft_state(const struct soft_qp *qp)
+{
+	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+}
+
+static int soft_can_receive(const struct soft_qp *qp)
+{
+	int s = soft_state(qp);
+
+	return s >= XQP_QPS_RTR && s != XQP_QPS_ERR;
+}
+
+static void soft_resp_attr(struct soft_qp *qp, struct soft_resp_attr *ra)
+{
+	unsigned long flags = xqp_spin_lock_irqsave(&qp->lock);
+
+	ra->access = qp->attr.qp_access_flags;
+	ra->qkey = qp->attr.qkey;
+	ra->min_rnr_timer = qp->attr.min_rnr_timer;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+}
+
+/* ---- errors and state ---------------------------------------------------- */
+
+/* Events and flushing of a QP that has just entered ERR. */
+static void soft_qp_entered_err(struct soft_qp *qp, int event)
+{
+	if (qp->core_qp && event >= 0)
+		xqp_qp_event(qp->core_qp, (enum xqp_event_type)event);
+	if (qp->core_qp && qp->srq)	/* as rxe: a QP on an SRQ */
+		xqp_qp_event(qp->core_qp, XQP_EVENT_QP_LAST_WQE_REACHED);
+	if (qp->rq.slots)
+		soft_flush_rq(qp);
+	if (qp->cur)
+		xqp_work_queue(&qp->work, 0);	/* its runner flushes the SQ */
+}
+
+/**
+ * soft_qp_to_err - move a QP to ERR, as the transport does on an error.
+ * @qp: the QP (referenced or owned by the caller).
+ * @event: the async event to report (XQP_EVENT_*), or -1 for none.
+ *
+ * A QP already in ERR is left alone. Its receive WQEs are flushed at once,
+ * its send WQEs by its runner.
+ *
+ * Context: any.
+ */
+void soft_qp_to_err(struct soft_qp *qp, int event)
+{
+	unsigned long flags;
+	int old;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	old = qp->attr.qp_state;
+	qp->attr.qp_state = XQP_QPS_ERR;
+	__atomic_store_n(&qp->state, XQP_QPS_ERR, __ATOMIC_RELEASE);
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	if (old != XQP_QPS_ERR)
+		soft_qp_entered_err(qp, event);
+}
+
+/**
+ * soft_qp_state_changed - what modify_qp's new state means for the queues.
+ * @qp: the QP.
+ * @old_state: the state before.
+ * @new_state: the state now.
+ *
+ * To ERR: flush; to RESET: empty the queues silently; to RTS: run what
+ * waits; to SQD: report SQ_DRAINED if asked (nothing is in flight between
+ * two WQEs of a soft QP).
+ *
+ * Context: may sleep (modify_qp).
+ */
+void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state)
+{
+	if (new_state == old_state)
+		return;
+	switch (new_state) {
+	case XQP_QPS_ERR:
+		soft_qp_entered_err(qp, -1);
+		break;
+	case XQP_QPS_RESET:
+		soft_qp_reset_queues(qp);
+		break;
+	case XQP_QPS_RTS:
+		soft_sq_kick(qp);
+		break;
+	case XQP_QPS_SQD:
+		if (qp->attr.en_sqd_async_notify && qp->core_qp)
+			xqp_qp_event(qp->core_qp, XQP_EVENT_SQ_DRAINED);
+		break;
+	}
+}
+
+/* ---- the responder --------------------------------------------------------- */
+
+/* Drops the first @skip bytes of @seg[0..n) (UD: the GRH room). 1 if they fit. */
+static int soft_segs_skip(struct soft_seg *seg, xqp_u32 n, xqp_u32 skip)
+{
+	xqp_u32 i;
+
+	for (i = 0; i < n && skip; i++) {
+		xqp_u32 k = soft_min(skip, seg[i].length);
+
+		seg[i].offset += k;
+		if (!seg[i].mr)
+			seg[i].buf += k;
+		seg[i].length -= k;
+		skip -= k;
+	}
+	return skip == 0;
+}
+
+/* The execution of one WQE against one responder QP. */
+struct soft_xfer {
+	struct soft_qp *qp;		/* requester */
+	struct soft_swqe *w;
+	xqp_u32 nl;			/* qp->lseg in use */
+	struct soft_qp *dst;		/* responder, referenced */
+	struct soft_srq *srq;		/* where its receives come from, or NULL */
+	struct soft_srq *xsrq;		/* the XRC SRQ, referenced */
+	struct soft_cq *recv_cq;
+	void *pd;			/* the responder's PD for this message */
+	struct soft_resp_attr ra;
+	const struct xqp_ah_attr *av;
+	struct soft_result *res;
+};
+
+static void soft_fail(struct soft_xfer *x, int status)
+{
+	x->res->exec = SOFT_EXEC_DONE;
+	x->res->status = status;
+}
+
+/* The responder QP fails with @event; RC-like requesters see @req_status. */
+static void soft_resp_error(struct soft_xfer *x, int event, int req_status)
+{
+	if (x->dst->type != XQP_QPT_UD)
+		soft_qp_to_err(x->dst, event);
+	soft_fail(x, soft_is_rc_like(x->qp->type) ? req_status : XQP_WC_SUCCESS);
+}
+
+/* A receive WQE for this message, or RNR (RC, XRC) / a silent drop (UC, UD). */
+static int soft_take(struct soft_xfer *x)
+{
+	if (soft_take_recv(x->dst, x->srq, x->qp->rscratch))
+		return 1;
+	if (soft_is_rc_like(x->qp->type)) {
+		x->res->exec = SOFT_EXEC_RNR;
+		x->res->rnr_timer = x->ra.min_rnr_timer;
+	} else {
+		soft_fail(x, XQP_WC_SUCCESS);
+	}
+	return 0;
+}
+
+/* The responder's completion of the receive WQE in x->qp->rscratch. */
+static void soft_recv_complete(struct soft_xfer *x, int status, int opcode,
+			       xqp_u32 byte_len)
+{
+	const struct soft_swqe *w = x->w;
+	int imm = w->opcode == XQP_WR_SEND_WITH_IMM ||
+		  w->opcode == XQP_WR_RDMA_WRITE_WITH_IMM;
+	struct xqp_wc wc = {
+		.wr_id = x->qp->rscratch->wr_id,
+		.status = (enum xqp_wc_status)status,
+		.opcode = (enum xqp_wc_opcode)opcode,
+		.byte_len = status == XQP_WC_SUCCESS ? byte_len : 0,
+		.imm_data = imm ? w->imm_data : 0,
+		.qp_num = x->dst->qp_num,
+		.src_qp = x->qp->qp_num,
+		.wc_flags = (imm ? XQP_WC_WITH_IMM : 0) |
+			    (x->dst->type == XQP_QPT_UD && x->av->is_global ? XQP_WC_GRH : 0),
+		.slid = x->qp->obj.soft->lid,
+		.sl = x->av->sl,
+		.port_num = 1,
+	};
+
+	soft_cq_post(x->recv_cq, &wc, !!(w->send_flags & XQP_SEND_SOLICITED));
+}
+
+static void soft_do_send(struct soft_xfer *x)
+{
+	struct xqp_soft *rsoft = x->dst->obj.soft;
+	struct soft_rwqe *r = x->qp->rscratch;
+	struct soft_seg *rseg = x->qp->rseg;
+	xqp_u32 grh = x->dst->type == XQP_QPT_UD ? SOFT_GRH_SIZE : 0;
+	xqp_u64 room;
+
+	if (!soft_take(x))
+		return;
+	if (soft_sges_get(rsoft, x->pd, r->sge, r->num_sge, XQP_ACCESS_LOCAL_WRITE,
+			  rseg, &room) != XQP_WC_SUCCESS) {
+		soft_recv_complete(x, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0);
+		soft_resp_error(x, -1, XQP_WC_REM_OP_ERR);
+		return;
+	}
+	if (room < (xqp_u64)x->w->length + grh || !soft_segs_skip(rseg, r->num_sge, grh)) {
+		soft_recv_complete(x, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0);
+		soft_resp_error(x, -1, XQP_WC_REM_INV_REQ_ERR);
+	} else {
+		soft_segs_copy(rseg, r->num_sge, x->qp->lseg, x->nl, x->w->length);
+		soft_recv_complete(x, XQP_WC_SUCCESS, XQP_WC_RECV, x->w->length + grh);
+		soft_fail(x, XQP_WC_SUCCESS);
+	}
+	soft_segs_put(rseg, r->num_sge);
+}
+
+/* The remote range of an RDMA or atomic WQE, with the QP's and MR's access. */
+static int soft_remote(struct soft_xfer *x, int access, xqp_u32 len)
+{
+	if (!(x->ra.access & (xqp_u32)access) ||
+	    soft_rkey_get(x->dst->obj.soft, x->pd, x->w->rkey, x->w->remote_addr,
+			  len, access, &x->qp->rseg[0]) != XQP_WC_SUCCESS) {
+		soft_resp_error(x, XQP_EVENT_QP_ACCESS_ERR, XQP_WC_REM_ACCESS_ERR);
+		return 0;
+	}
+	return 1;
+}
+
+static void soft_do_write(struct soft_xfer *x)
+{
+	int imm = x->w->opcode == XQP_WR_RDMA_WRITE_WITH_IMM;
+
+	if (!soft_remote(x, XQP_ACCESS_REMOTE_WRITE, x->w->length))
+		return;
+	if (!imm || soft_take(x)) {
+		soft_segs_copy(&x->qp->rseg[0], 1, x->qp->lseg, x->nl, x->w->length);
+		if (imm)
+			soft_recv_complete(x, XQP_WC_SUCCESS, XQP_WC_RECV_RDMA_WITH_IMM,
+					   x->w->length);
+		soft_fail(x, XQP_WC_SUCCESS);
+	}
+	soft_segs_put(&x->qp->rseg[0], 1);
+}
+
+static void soft_do_read(struct soft_xfer *x)
+{
+	if (!soft_remote(x, XQP_ACCESS_REMOTE_READ, x->w->length))
+		return;
+	soft_segs_copy(x->qp->lseg, x->nl, &x->qp->rseg[0], 1, x->w->length);
+	soft_segs_put(&x->qp->rseg[0], 1);
+	soft_fail(x, XQP_WC_SUCCESS);
+}
+
+static void soft_do_atomic(struct soft_xfer *x)
+{
+	struct soft_seg old_seg = { .mr = NULL, .length = 8 };
+	xqp_u64 old;
+
+	if (x->w->remote_addr & 7) {
+		soft_resp_error(x, XQP_EVENT_QP_REQ_ERR, XQP_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (!soft_remote(x, XQP_ACCESS_REMOTE_ATOMIC, 8))
+		return;
+	old = soft_seg_atomic(&x->qp->rseg[0], x->w->opcode == XQP_WR_ATOMIC_CMP_AND_SWP,
+			      x->w->compare_add, x->w->swap);
+	soft_segs_put(&x->qp->rseg[0], 1);
+	old_seg.buf = (char *)&old;
+	soft_segs_copy(x->qp->lseg, x->nl, &old_seg, 1, 8);
+	soft_fail(x, XQP_WC_SUCCESS);
+	x->res->byte_len = 8;
+}
+
+/*
+ * Where this message's receives and remote accesses belong: an XRC message
+ * names an XRC SRQ of the target QP's domain (else the target refuses it
+ * and stays well); others use the QP's SRQ or RQ and its PD.
+ */
+static int soft_resp_route(struct soft_xfer *x)
+{
+	struct soft_qp *dst = x->dst;
+
+	if (dst->type != XQP_QPT_XRC_TGT) {
+		x->srq = dst->srq;
+		x->pd = dst->pd;
+		x->recv_cq = dst->srq && dst->srq->type == XQP_SRQT_XRC ?
+			     dst->srq->cq : dst->recv_cq;
+		return 1;
+	}
+	x->xsrq = soft_srq_get(dst->obj.soft, x->w->xrc_srqn & SOFT_NUM_MASK);
+	if (!x->xsrq || x->xsrq->type != XQP_SRQT_XRC || x->xsrq->xrcd != dst->xrcd) {
+		soft_fail(x, XQP_WC_REM_INV_REQ_ERR);
+		return 0;
+	}
+	x->srq = x->xsrq;
+	x->pd = x->xsrq->pd;
+	x->recv_cq = x->xsrq->cq;
+	return 1;
+}
+
+static void soft_respond(struct soft_xfer *x)
+{
+	if (!soft_resp_route(x))
+		return;
+	switch (x->w->opcode) {
+	case XQP_WR_SEND:
+	case XQP_WR_SEND_WITH_IMM:
+		soft_do_send(x);
+		break;
+	case XQP_WR_RDMA_WRITE:
+	case XQP_WR_RDMA_WRITE_WITH_IMM:
+		soft_do_write(x);
+		break;
+	case XQP_WR_RDMA_READ:
+		soft_do_read(x);
+		break;
+	default:
+		soft_do_atomic(x);
+		break;
+	}
+}
+
+/* ---- the requester ------------------------------------------------------------ */
+
+/* Resolves the WQE's local data into qp->lseg: its SGEs or its inline bytes. */
+static int soft_local(struct soft_qp *qp, struct soft_swqe *w, xqp_u32 *nl)
+{
+	int write = w->opcode == XQP_WR_RDMA_READ ||
+		    w->opcode == XQP_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == XQP_WR_ATOMIC_FETCH_AND_ADD;
+	xqp_u64 total;
+
+	if (w->num_sge) {
+		*nl = w->num_sge;
+		return soft_sges_get(qp->obj.soft, qp->pd, w->sge, w->num_sge,
+				     write ? XQP_ACCESS_LOCAL_WRITE : 0, qp->lseg, &total);
+	}
+	qp->lseg[0] = (struct soft_seg){ .mr = NULL, .buf = w->inline_data,
+					 .length = w->length };
+	*nl = 1;
+	return XQP_WC_SUCCESS;
+}
+
+/* Executes @w (a copy of the SQ's head) and says what became of it. */
+static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
+			 struct soft_result *res)
+{
+	struct soft_xfer x = { .qp = qp, .w = w, .res = res };
+	struct xqp_ah_attr av;
+	xqp_u32 dqpn, qkey;
+	unsigned long flags;
+	int st;
+
+	res->byte_len = w->length;
+	if (qp->type == XQP_QPT_UD) {
+		av = w->ud_av;
+		dqpn = w->ud_qpn;
+		if (w->length > SOFT_UD_MTU) {
+			soft_fail(&x, XQP_WC_LOC_LEN_ERR);
+			return;
+		}
+	} else {
+		flags = xqp_spin_lock_irqsave(&qp->lock);
+		av = qp->attr.ah_attr;
+		dqpn = qp->attr.dest_qp_num;
+		xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	}
+	x.av = &av;
+	st = soft_local(qp, w, &x.nl);
+	if (st != XQP_WC_SUCCESS) {
+		soft_fail(&x, st);
+		return;
+	}
+	x.dst = soft_fabric_find_qp(&av, dqpn);
+	if (!x.dst || !soft_types_match(qp->type, x.dst->type) ||
+	    !soft_can_receive(x.dst)) {
+		/* No responder: RC-like requesters run out of retries. */
+		soft_fail(&x, soft_is_rc_like(qp->type) ? XQP_WC_RETRY_EXC_ERR :
+							  XQP_WC_SUCCESS);
+		goto out;
+	}
+	soft_resp_attr(x.dst, &x.ra);
+	if (qp->type == XQP_QPT_UD) {
+		flags = xqp_spin_lock_irqsave(&qp->lock);
+		qkey = qp->attr.qkey;
+		xqp_spin_unlock_irqrestore(&qp->lock, flags);
+		if (!(w->ud_qkey & SOFT_QKEY_PRIV))
+			qkey = w->ud_qkey;
+		if (qkey != x.ra.qkey) {
+			soft_fail(&x, XQP_WC_SUCCESS);	/* dropped by the responder */
+			goto out;
+		}
+	}
+	soft_respond(&x);
+out:
+	if (x.xsrq)
+		soft_refs_put(&x.xsrq->refs);
+	if (x.dst)
+		soft_refs_put(&x.dst->refs);
+	soft_segs_put(qp->lseg, x.nl);
+}
+
+/* ---- the runner --------------------------------------------------------------- */
+
+static const int soft_wc_opcode[] = {
+	[XQP_WR_RDMA_WRITE] = XQP_WC_RDMA_WRITE,
+	[XQP_WR_RDMA_WRITE_WITH_IMM] = XQP_WC_RDMA_WRITE,
+	[XQP_WR_SEND] = XQP_WC_SEND,
+	[XQP_WR_SEND_WITH_IMM] = XQP_WC_SEND,
+	[XQP_WR_RDMA_READ] = XQP_WC_RDMA_READ,
+	[XQP_WR_ATOMIC_CMP_AND_SWP] = XQP_WC_COMP_SWAP,
+	[XQP_WR_ATOMIC_FETCH_AND_ADD] = XQP_WC_FETCH_ADD,
+};
+
+/* The requester's completion: signaled WQEs, and every failed one. */
+static void soft_send_complete(struct soft_qp *qp, const struct soft_swqe *w,
+			       const struct soft_result *res)
+{
+	int ok = res->status == XQP_WC_SUCCESS;
+	struct xqp_wc wc = {
+		.wr_id = w->wr_id,
+		.status = (enum xqp_wc_status)res->status,
+		.opcode = (enum xqp_wc_opcode)(res->status == XQP_WC_WR_FLUSH_ERR ?
+					       0 : soft_wc_opcode[w->opcode]),
+		.byte_len = ok ? res->byte_len : 0,
+		.qp_num = qp->qp_num,
+		.port_num = 1,
+	};
+
+	if (ok && qp->sq_sig_type != XQP_SIGNAL_ALL_WR &&
+	    !(w->send_flags & XQP_SEND_SIGNALED))
+		return;
+	soft_cq_post(qp->send_cq, &wc, 0);
+	if (!ok && res->status != XQP_WC_WR_FLUSH_ERR)
+		soft_qp_to_err(qp, -1);
+}
+
+/*
+ * An RNR NAK: wait the responder's timer and retry, rnr_retry times
+ * (7: for ever); then the WQE fails. Returns 1 when it waits.
+ */
+static int soft_rnr_wait(struct soft_qp *qp, struct soft_result *res)
+{
+	unsigned long flags;
+	xqp_u8 retry;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	retry = qp->attr.rnr_retry;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	if (qp->rnr_left < 0)
+		qp->rnr_left = retry;
+	if (retry != SOFT_RNR_INFINITE) {
+		if (qp->rnr_left == 0) {
+			res->exec = SOFT_EXEC_DONE;
+			res->status = XQP_WC_RNR_RETRY_EXC_ERR;
+			return 0;
+		}
+		qp->rnr_left--;
+	}
+	return 1;
+}
+
+/* Executes or flushes the head; no lock held. */
+static void soft_run_one(struct soft_qp *qp, int state, struct soft_result *res)
+{
+	*res = (struct soft_result){ .exec = SOFT_EXEC_DONE };
+	if (state == XQP_QPS_ERR || state == XQP_QPS_SQE)
+		res->status = XQP_WC_WR_FLUSH_ERR;
+	else
+		soft_execute(qp, qp->cur, res);
+}
+
+/*
+ * Runs the send queue: at most @budget WQEs, then the rest on the work
+ * queue. Stops at an RNR wait, and while the QP is not sending (SQD, or a
+ * state below RTS after a RESET).
+ */
+static void soft_sq_run(struct soft_qp *qp, int budget)
+{
+	struct soft_ring *sq = &qp->sq;
+	struct soft_result res;
+	unsigned long flags;
+	int state, n = 0;
+	xqp_u32 gen;
+
+	flags = xqp_spin_lock_irqsave(&sq->lock);
+	if (qp->sq_running || qp->rnr_wait) {
+		xqp_spin_unlock_irqrestore(&sq->lock, flags);
+		return;
+	}
+	qp->sq_running = 1;
+	while (sq->count) {
+		state = soft_state(qp);
+		if (state < XQP_QPS_RTS || state == XQP_QPS_SQD)
+			break;
+		if (n++ == budget) {
+			xqp_work_queue(&qp->work, 0);
+			break;
+		}
+		__builtin_memcpy(qp->cur, soft_ring_at(sq, sq->head), sq->entry_size);
+		gen = qp->sq_gen;
+		xqp_spin_unlock_irqrestore(&sq->lock, flags);
+
+		soft_run_one(qp, state, &res);
+		if (res.exec == SOFT_EXEC_RNR && !soft_rnr_wait(qp, &res))
+			res.exec = SOFT_EXEC_DONE;
+
+		flags = xqp_spin_lock_irqsave(&sq->lock);
+		if (gen != qp->sq_gen)
+			continue;	/* RESET meanwhile: the WQE is gone */
+		if (res.exec == SOFT_EXEC_RNR) {
+			qp->rnr_wait = 1;
+			xqp_work_queue(&qp->work, soft_rnr_us[res.rnr_timer & 31]);
+			break;
+		}
+		sq->head++;
+		sq->count--;
+		qp->rnr_left = -1;
+		xqp_spin_unlock_irqrestore(&sq->lock, flags);
+		soft_send_complete(qp, qp->cur, &res);
+		flags = xqp_spin_lock_irqsave(&sq->lock);
+	}
+	qp->sq_running = 0;
+	xqp_spin_unlock_irqrestore(&sq->lock, flags);
+}
+
+static void soft_sq_work(struct xqp_work *work)
+{
+	struct soft_qp *qp = soft_qp_of_work(work);
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&qp->sq.lock);
+	qp->rnr_wait = 0;
+	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+	soft_sq_run(qp, SOFT_RUN_WORK);
+}
+
+/**
+ * soft_sq_kick - make the send queue's runner look at new work.
+ * @qp: the QP.
+ *
+ * Runs it here when the caller may sleep, else queues it.
+ *
+ * Context: any.
+ */
+void soft_sq_kick(struct soft_qp *qp)
+{
+	if (!qp->cur)
+		return;
+	if (xqp_may_sleep())
+		soft_sq_run(qp, SOFT_RUN_INLINE);
+	else
+		xqp_work_queue(&qp->work, 0);
+}
+
+/**
+ * soft_sq_stop - no run of @qp's send queue is in flight or to come.
+ * @qp: a QP its destroy has made unreachable and whose refs have drained.
+ *
+ * Context: may sleep.
+ */
+void soft_sq_stop(struct soft_qp *qp)
+{
+	if (qp->cur)
+		xqp_work_cancel_sync(&qp->work);
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subnet every soft device of the module joins: an array of devices
+ * indexed by LID - 1, published with RCU. Joining and leaving take the
+ * registry lock (they are part of registering a device, never on a verb
+ * path); a lookup takes only the RCU read lock and then the destination
+ * device's own number table lock, to reference the QP it reaches.
+ *
+ * Addresses: a device's LID is its slot + 1; its port GID 0 is the
+ * link-local prefix fe80::/64 followed by the node GUID (the port GUID).
+ */
+#include "soft_priv.h"
+
+static struct xqp_soft *soft_nodes[SOFT_MAX_NODES];	/* RCU; registry lock */
+
+/**
+ * soft_fabric_join - give @soft the lowest free LID and make it reachable.
+ * @soft: a device not yet on the subnet.
+ *
+ * Context: may sleep.
+ * Return: 0, or -ENOSPC when SOFT_MAX_NODES devices are on the subnet.
+ */
+int soft_fabric_join(struct xqp_soft *soft)
+{
+	int i, err = -XQP_ENOSPC;
+
+	xqp_registry_lock();
+	for (i = 0; i < SOFT_MAX_NODES; i++) {
+		if (!soft_nodes[i]) {
+			soft->lid = (xqp_u16)(i + 1);
+			__atomic_store_n(&soft_nodes[i], soft, __ATOMIC_RELEASE);
+			err = 0;
+			break;
+		}
+	}
+	xqp_registry_unlock();
+	return err;
+}
+
+/**
+ * soft_fabric_leave - make @soft unreachable; no lookup finds it on return.
+ * @soft: the device (a device not on the subnet is ignored).
+ *
+ * Context: may sleep (waits for an RCU grace period).
+ */
+void soft_fabric_leave(struct xqp_soft *soft)
+{
+	if (!soft->lid)
+		return;
+	xqp_registry_lock();
+	__atomic_store_n(&soft_nodes[soft->lid - 1], NULL, __ATOMIC_RELEASE);
+	xqp_registry_unlock();
+	xqp_synchronize_rcu();
+	soft->lid = 0;
+}
+
+/* GID 0 of @soft's port: fe80::/64 + the port GUID, network byte order. */
+void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16])
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		gid[i] = 0;
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	for (i = 0; i < 8; i++)
+		gid[8 + i] = (xqp_u8)(soft->node_guid >> (56 - 8 * i));
+}
+
+static int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* The device @av names. Caller holds the RCU read lock. */
+static struct xqp_soft *soft_fabric_route(const struct xqp_ah_attr *av)
+{
+	struct xqp_soft *soft;
+	xqp_u8 gid[16];
+	int i;
+
+	if (!av->is_global) {
+		if (av->dlid < 1 || av->dlid > SOFT_MAX_NODES)
+			return NULL;
+		return __atomic_load_n(&soft_nodes[av->dlid - 1], __ATOMIC_ACQUIRE);
+	}
+	for (i = 0; i < SOFT_MAX_NODES; i++) {
+		soft = __atomic_load_n(&soft_nodes[i], __ATOMIC_ACQUIRE);
+		if (!soft)
+			continue;
+		soft_fabric_gid(soft, gid);
+		if (soft_gid_equal(gid, av->dgid))
+			return soft;
+	}
+	return NULL;
+}
+
+/**
+ * soft_fabric_find_qp - the QP an address vector and QP number reach.
+ * @av: the address: DLID, or DGID when is_global.
+ * @qp_num: the destination QP number.
+ *
+ * The QP comes referenced (soft_refs_put(&qp->refs) when done): its
+ * destroy, and so its device's removal, wait for the reference.
+ *
+ * Context: any.
+ * Return: the QP, or NULL when no device or no QP answers.
+ */
+struct soft_qp *soft_fabric_find_qp(const struct xqp_ah_attr *av, xqp_u32 qp_num)
+{
+	struct xqp_soft *soft;
+	struct soft_qp *qp = NULL;
+
+	xqp_rcu_read_lock();
+	soft = soft_fabric_route(av);
+	if (soft)
+		qp = soft_qp_get(soft, qp_num);
+	xqp_rcu_read_unlock();
+	return qp;
+}

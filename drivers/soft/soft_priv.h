@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The soft device's internals, shared by its files:
+ *   soft.c    the control path (objects, attributes, number tables, ops)
+ *   fabric.c  the subnet: devices by LID and GID
+ *   mr.c      memory regions: keys, access checks, copying between them
+ *   cq.c      completion queue rings, polling, arming
+ *   wq.c      send/receive queue and SRQ rings, posting, flushing
+ *   exec.c    executing send WQEs: requester and responder
+ * docs/design.md ("The data path") tells where and how a WR executes.
+ */
+#ifndef XQP_SOFT_PRIV_H
+#define XQP_SOFT_PRIV_H
+
+#include "xqp/driver.h"
+#include "xqp/seam.h"
+#include "soft.h"
+
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
+
+#define SOFT_NUM_BITS		24
+#define SOFT_NUM_SPACE		(1U << SOFT_NUM_BITS)
+#define SOFT_NUM_MASK		(SOFT_NUM_SPACE - 1)
+
+#define SOFT_PORT_CNT		1
+#define SOFT_GID_TBL_LEN	1
+#define SOFT_MAX_MSG_SZ		0x800000	/* rxe's RXE_PORT_MAX_MSG_SZ */
+#define SOFT_SGE_SIZE		16		/* sizeof(struct ib_sge) */
+#define SOFT_UD_MTU		4096		/* the port's active MTU */
+#define SOFT_GRH_SIZE		40		/* reserved at a UD receive buffer's start */
+#define SOFT_QKEY_PRIV		0x80000000U	/* UD: use the QP's own Q_Key */
+#define SOFT_MAX_NODES		64		/* devices on the subnet */
+
+static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
+{
+	return a < b ? a : b;
+}
+
+struct soft_leaf;
+
+/* A map from 24-bit numbers to objects, with a cursor-based allocator. */
+struct soft_numtab {
+	xqp_u32 first;			/* lowest number handed out */
+	xqp_u32 cursor;			/* where the next search starts */
+	struct soft_leaf **leaf;	/* SOFT_LEAVES entries, NULL when empty */
+	xqp_u16 *used;			/* numbers in use per leaf */
+	struct soft_leaf *spare;	/* an all-NULL leaf, ready to install */
+};
+
+struct soft_inject {
+	int countdown;			/* fires when it drops to 0 */
+	int err;
+};
+
+struct xqp_soft {
+	struct xqp_device *dev;
+	struct xqp_soft_limits lim;
+	xqp_u64 node_guid;		/* also the port GUID and GID 0's low half */
+	xqp_u16 lid;			/* 0 while off the subnet */
+
+	struct xqp_spinlock lock;	/* counts, qpns, srqns, mrns, cqs */
+	struct xqp_soft_counts counts;
+	struct soft_numtab qpns;
+	struct soft_numtab srqns;
+	struct soft_numtab mrns;	/* MR index = key >> 8 */
+	xqp_u32 key_gen;		/* low byte of the next MR key */
+	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
+
+	struct soft_inject inject[XQP_SOFT_OP_COUNT];
+	xqp_u64 calls[XQP_SOFT_OP_COUNT];
+};
+
+/* PDs and XRCDs: nothing but their owner. */
+struct soft_obj {
+	struct xqp_soft *soft;
+};
+
+/*
+ * A reference that keeps an object while someone outside its owner uses
+ * it (an event on its way, a remote requester); its destroy first makes it
+ * unreachable, then sleeps until the count drains.
+ */
+struct soft_refs {
+	int count;
+	struct xqp_waitq drained;
+};
+
+void soft_refs_init(struct soft_refs *r);
+void soft_refs_get(struct soft_refs *r);
+void soft_refs_put(struct soft_refs *r);
+void soft_refs_drain(struct soft_refs *r);
+
+/* A ring of fixed-size entries: head is consumed, tail produced. */
+struct soft_ring {
+	struct xqp_spinlock lock;
+	char *buf;
+	xqp_u32 entry_size;
+	xqp_u32 slots;			/* capacity (the granted WR count) */
+	xqp_u32 head;			/* free-running; index = % slots */
+	xqp_u32 count;			/* entries queued */
+};
+
+int soft_ring_init(struct soft_ring *r, xqp_u32 slots, xqp_u32 entry_size);
+void soft_ring_free(struct soft_ring *r);
+static inline void *soft_ring_at(struct soft_ring *r, xqp_u32 pos)
+{
+	return r->buf + (xqp_size_t)(pos % r->slots) * r->entry_size;
+}
+
+struct soft_cq {
+	struct soft_obj obj;
+	int cqe;			/* capacity */
+	struct xqp_cq *core_cq;
+	struct soft_refs refs;		/* events being delivered */
+	struct soft_cq *next, **pprev;	/* soft->cqs, soft->lock */
+
+	struct xqp_spinlock lock;	/* everything below */
+	struct xqp_wc *ring;		/* cqe + 1 entries */
+	xqp_u32 head, count;
+	int armed;			/* 0, XQP_CQ_NEXT_COMP, XQP_CQ_SOLICITED */
+	xqp_u64 overruns;
+};
+
+/* A posted receive: its SGEs follow (max_sge of its queue). */
+struct soft_rwqe {
+	xqp_u64 wr_id;
+	xqp_u32 num_sge;
+	xqp_u32 reserved;
+	struct xqp_sge sge[];
+};
+
+struct soft_srq {
+	struct soft_obj obj;
+	enum xqp_srq_type type;
+	xqp_u32 srq_num;
+	struct xqp_srq *core_srq;
+	struct soft_refs refs;		/* events, XRC requesters */
+	struct xqp_srq_attr attr;	/* ring.lock */
+	void *pd;
+	void *xrcd;
+	struct soft_cq *cq;		/* XRC: where its receives complete */
+	struct soft_ring ring;		/* struct soft_rwqe */
+};
+
+/*
+ * A send WQE as queued: the WR's fields, the destination of a UD send
+ * (copied from its AH at post time), then max(max_send_sge SGEs,
+ * max_inline_data bytes) of payload: the SGEs, or the inline data.
+ */
+struct soft_swqe {
+	xqp_u64 wr_id;
+	xqp_u64 remote_addr;
+	xqp_u64 compare_add;
+	xqp_u64 swap;
+	xqp_u32 opcode;			/* enum xqp_wr_opcode */
+	xqp_u32 send_flags;
+	xqp_u32 imm_data;
+	xqp_u32 rkey;
+	xqp_u32 num_sge;		/* 0 for inline data */
+	xqp_u32 length;			/* message bytes */
+	xqp_u32 xrc_srqn;
+	xqp_u32 ud_qpn;
+	xqp_u32 ud_qkey;
+	struct xqp_ah_attr ud_av;
+	union {
+		struct xqp_sge sge[0];
+		char inline_data[0];
+	};
+};
+
+/* What executing a send WQE came to. */
+enum soft_exec {
+	SOFT_EXEC_DONE,			/* completed (with wc status) */
+	SOFT_EXEC_RNR,			/* receiver not ready: retry later */
+};
+
+struct soft_qp {
+	struct soft_obj obj;
+	enum xqp_qp_type type;
+	enum xqp_sig_type sq_sig_type;
+	xqp_u32 qp_num;
+	struct xqp_qp *core_qp;
+	struct soft_refs refs;		/* events, remote requesters */
+	void *pd;
+	struct soft_cq *send_cq;
+	struct soft_cq *recv_cq;
+	struct soft_srq *srq;
+	void *xrcd;
+
+	struct xqp_spinlock lock;	/* attr */
+	struct xqp_qp_attr attr;
+	int state;			/* attr.qp_state, readable without lock */
+
+	/* The send queue and its runner (exec.c). */
+	struct soft_ring sq;		/* struct soft_swqe, sq.lock also: */
+	int sq_running;			/*   a runner is executing the SQ */
+	int sq_again;			/*   someone kicked while it ran */
+	int rnr_wait;			/*   the head waits for its RNR timer */
+	xqp_u32 sq_gen;			/*   bumped by RESET: drop what runs */
+	int rnr_left;			/* the head's RNR retries (runner only) */
+	struct xqp_work work;		/* deferred runs, RNR retries */
+	struct soft_swqe *cur;		/* the runner's copy of the head */
+	struct soft_rwqe *rscratch;	/* a receive WQE taken (runner only) */
+	struct soft_seg *lseg, *rseg;	/* resolved SGEs (runner only) */
+
+	struct soft_ring rq;		/* struct soft_rwqe; none with an SRQ */
+};
+
+/* ---- soft.c ---- */
+struct soft_qp *soft_qp_get(struct xqp_soft *soft, xqp_u32 qp_num);
+struct soft_srq *soft_srq_get(struct xqp_soft *soft, xqp_u32 srq_num);
+int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
+		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num);
+void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
+			xqp_u32 *count, xqp_u32 num);
+void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num);
+int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op);
+int soft_owns(struct xqp_soft *soft, const void *p);
+xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max);
+
+/* ---- fabric.c ---- */
+int soft_fabric_join(struct xqp_soft *soft);
+void soft_fabric_leave(struct xqp_soft *soft);
+/* The device an address vector reaches, with a QP reference; NULL if none. */
+struct soft_qp *soft_fabric_find_qp(const struct xqp_ah_attr *av, xqp_u32 qp_num);
+void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16]);
+
+/* ---- mr.c ---- */
+struct soft_mr;
+int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
+		int access, void **drv_mr, xqp_u32 *lkey, xqp_u32 *rkey);
+int soft_dereg_mr(void *drv, void *drv_mr);
+
+/* One resolved piece of a scatter/gather list. */
+struct soft_seg {
+	struct soft_mr *mr;		/* NULL: @buf is kernel memory (inline) */
+	char *buf;
+	xqp_u64 offset;			/* into the MR's memory */
+	xqp_u32 length;
+};
+
+/*
+ * Resolves @n SGEs of a QP whose PD is @pd into @seg (references taken);
+ * @access: XQP_ACCESS_LOCAL_WRITE when the device writes into them.
+ * Return: XQP_WC_SUCCESS or LOC_PROT_ERR; nothing held on error.
+ */
+int soft_sges_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
+		  xqp_u32 n, int access, struct soft_seg *seg, xqp_u64 *total);
+/* One remote range by rkey; XQP_WC_SUCCESS or REM_ACCESS_ERR. */
+int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 rkey, xqp_u64 addr,
+		  xqp_u32 len, int access, struct soft_seg *seg);
+void soft_segs_put(struct soft_seg *seg, xqp_u32 n);
+/* Copies min(both totals, @len) bytes; returns the bytes copied. */
+xqp_u64 soft_segs_copy(struct soft_seg *dst, xqp_u32 ndst, struct soft_seg *src,
+		       xqp_u32 nsrc, xqp_u64 len);
+/* An 8-byte atomic at @seg (aligned); returns the value before it. */
+xqp_u64 soft_seg_atomic(struct soft_seg *seg, int cmp_swap, xqp_u64 compare_add,
+			xqp_u64 swap);
+
+/* ---- cq.c ---- */
+int soft_cq_init(struct soft_cq *cq, int cqe);
+void soft_cq_fini(struct soft_cq *cq);
+/* Queues @wc; arms fire; a full CQ loses it and reports CQ_ERR. */
+void soft_cq_post(struct soft_cq *cq, const struct xqp_wc *wc, int solicited);
+int soft_poll_cq(void *drv, void *drv_cq, int num, struct xqp_wc *wc);
+int soft_req_notify_cq(void *drv, void *drv_cq, int flags);
+int soft_resize_cq(void *drv, void *drv_cq, int cqe, int *granted);
+
+/* ---- wq.c ---- */
+int soft_qp_queues_init(struct xqp_soft *soft, struct soft_qp *qp);
+void soft_qp_queues_fini(struct soft_qp *qp);
+int soft_srq_ring_init(struct soft_srq *srq);
+int soft_post_send(void *drv, void *drv_qp, const struct xqp_send_wr *wr,
+		   const struct xqp_send_wr **bad_wr);
+int soft_post_recv(void *drv, void *drv_qp, const struct xqp_recv_wr *wr,
+		   const struct xqp_recv_wr **bad_wr);
+int soft_post_srq_recv(void *drv, void *drv_srq, const struct xqp_recv_wr *wr,
+		       const struct xqp_recv_wr **bad_wr);
+int soft_modify_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr, int mask);
+int soft_query_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr);
+/* Takes the next receive WQE of @qp (its RQ or @srq) into @out: 1, or 0. */
+int soft_take_recv(struct soft_qp *qp, struct soft_srq *srq, struct soft_rwqe *out);
+/* Completes every receive WQE of @qp's RQ with WR_FLUSH_ERR. */
+void soft_flush_rq(struct soft_qp *qp);
+/* Drops every WQE of both queues without completions (RESET). */
+void soft_qp_reset_queues(struct soft_qp *qp);
+
+/* ---- exec.c ---- */
+void soft_exec_init(struct soft_qp *qp);
+/* Runs the SQ now if the caller may sleep, else on the work queue. */
+void soft_sq_kick(struct soft_qp *qp);
+/* After destroy made the QP unreachable: no run in flight or to come. */
+void soft_sq_stop(struct soft_qp *qp);
+/* Moves @qp to ERR (if not there), reports @event (-1: none), flushes. */
+void soft_qp_to_err(struct soft_qp *qp, int event);
+/* modify_qp's hook: what a new state means for the queues. */
+void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state);
+
+#endif /* XQP_SOFT_PRIV_H */
