@@ -33,7 +33,8 @@
 struct xqp_umem {
 	struct xqp_mem mem;
 	struct mm_struct *owning_mm;	/* mmgrab()bed: pinned_vm is its */
-	struct page **pages;		/* npages, the first holds @start */
+	struct page **pages;		/* room for cap; the first holds @start */
+	unsigned long cap;
 	unsigned long npages;		/* accounted in pinned_vm */
 	unsigned long pinned;		/* pages[0..pinned) hold a pin */
 	unsigned int first_offset;	/* @start's offset in its page */
@@ -97,6 +98,30 @@ static int umem_account(struct mm_struct *mm, unsigned long npages)
 	return 0;
 }
 
+/*
+ * Makes room for @more page pointers after the pinned ones. The array grows
+ * (doubling) as pages get pinned, so that its size follows what is really
+ * pinned, not what a bogus length asks for.
+ */
+static int umem_grow(struct xqp_umem *umem, unsigned long more)
+{
+	unsigned long cap = umem->cap;
+	struct page **pages;
+
+	if (umem->pinned + more <= cap)
+		return 0;
+	cap = min(umem->npages, max(2 * cap, umem->pinned + more));
+	pages = kvmalloc_array(cap, sizeof(*pages), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!pages)
+		return -ENOMEM;
+	if (umem->pinned)
+		memcpy(pages, umem->pages, umem->pinned * sizeof(*pages));
+	kvfree(umem->pages);
+	umem->pages = pages;
+	umem->cap = cap;
+	return 0;
+}
+
 /* Pins every page of the region, a chunk at a time. */
 static int umem_pin(struct xqp_umem *umem, unsigned long base)
 {
@@ -108,6 +133,9 @@ static int umem_pin(struct xqp_umem *umem, unsigned long base)
 		int got;
 
 		cond_resched();
+		got = umem_grow(umem, n);
+		if (got)
+			return got;
 		got = pin_user_pages_fast(base + umem->pinned * PAGE_SIZE, n, flags,
 					  umem->pages + umem->pinned);
 		if (got < 0)
@@ -152,12 +180,6 @@ struct xqp_mem *xqp_umem_get(u64 start, u64 length, int access)
 	umem->first_offset = start & ~PAGE_MASK;
 	umem->writable = access & XQP_UMEM_WRITE_ACCESS;
 	umem->npages = npages;
-	umem->pages = kvcalloc(npages, sizeof(*umem->pages),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!umem->pages) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
 	umem->owning_mm = current->mm;
 	mmgrab(umem->owning_mm);
 	ret = umem_account(umem->owning_mm, npages);
@@ -173,8 +195,6 @@ err_pinned:
 	return ERR_PTR(ret);
 err_mm:
 	mmdrop(umem->owning_mm);
-	kvfree(umem->pages);
-err_free:
 	kfree(umem);
 	return ERR_PTR(ret);
 }
