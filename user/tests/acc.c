@@ -603,7 +603,9 @@ int main(int argc, char **argv)
 {
 	const struct acc_case *all[] = {
 		acc_cases_abi, acc_cases_objects, acc_cases_xrcd, acc_cases_shared,
-		acc_cases_events, acc_cases_stress, acc_cases_removal,
+		acc_cases_events, acc_cases_stress, acc_cases_traffic, acc_cases_errors,
+		acc_cases_channel, acc_cases_raw,
+		acc_cases_removal,
 	};
 	const char *only[64];
 	int nonly = 0, removal = 0, list = 0, opt;

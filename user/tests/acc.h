@@ -134,6 +134,10 @@ extern const struct acc_case acc_cases_xrcd[];
 extern const struct acc_case acc_cases_shared[];
 extern const struct acc_case acc_cases_events[];
 extern const struct acc_case acc_cases_stress[];
+extern const struct acc_case acc_cases_traffic[];
+extern const struct acc_case acc_cases_errors[];
+extern const struct acc_case acc_cases_channel[];
+extern const struct acc_case acc_cases_raw[];
 extern const struct acc_case acc_cases_removal[];
 
 #endif
