@@ -16,3 +16,5 @@ EXPORT_SYMBOL_GPL(xqp_soft_raise_qp_event);
 EXPORT_SYMBOL_GPL(xqp_soft_raise_srq_event);
 EXPORT_SYMBOL_GPL(xqp_soft_raise_cq_event);
 EXPORT_SYMBOL_GPL(xqp_soft_set_qpn_cursor);
+EXPORT_SYMBOL_GPL(xqp_soft_lid);
+EXPORT_SYMBOL_GPL(xqp_soft_cq_overruns);

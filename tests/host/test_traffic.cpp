@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path on the host seam: two soft devices on one subnet, traffic
+ * of every opcode over RC, UC, UD and XRC, the completion fields, the
+ * posting rules, and the errors of docs/datapath.md.
+ */
+#include "traffic.h"
+
+namespace {
+
+class Traffic : public Core {
+protected:
+	void SetUp() override
+	{
+		Core::SetUp();
+		soft2_ = xqp_soft_create("xqp_soft_test2", nullptr);
+		ASSERT_FALSE(xqp_is_err(soft2_));
+		a.init(dev());
+		b.init(xqp_soft_device(soft2_));
+	}
+	void TearDown() override
+	{
+		for (xqp_qp *qp : qps_)
+			EXPECT_EQ(xqp_destroy_qp(qp), 0);
+		for (xqp_srq *s : srqs_)
+			EXPECT_EQ(xqp_destroy_srq(s), 0);
+		a.fini();
+		b.fini();
+		for (xqp_xrcd *x : xrcds_)
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+		xqp_work_flush_all();
+		xqp_soft_destroy(soft2_);
+		Core::TearDown();
+	}
+	xqp_u16 lid(Node &n) { return xqp_soft_lid(&n == &a ? soft_ : soft2_); }
+
+	xqp_qp *qp(Node &n, xqp_qp_type type, xqp_srq *srq = nullptr, u32 wr = 16,
+		   u32 sge = 4, u32 inl = 64, xqp_sig_type sig = XQP_SIGNAL_REQ_WR,
+		   Events *ev = nullptr)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = type;
+		init.send_cq = n.scq;
+		init.recv_cq = n.rcq;
+		init.srq = srq;
+		init.cap.max_send_wr = wr;
+		init.cap.max_recv_wr = srq ? 0 : wr;
+		init.cap.max_send_sge = sge;
+		init.cap.max_recv_sge = srq ? 0 : sge;
+		init.cap.max_inline_data = inl;
+		init.sq_sig_type = sig;
+		init.event_handler = ev ? Events::on : nullptr;
+		init.qp_context = ev;
+		xqp_qp *q = xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
+		EXPECT_FALSE(xqp_is_err(q)) << xqp_ptr_err(q);
+		if (!xqp_is_err(q))
+			qps_.push_back(q);
+		return q;
+	}
+	/* An RC (or UC) pair a -> b, both RTS. */
+	void pair(xqp_qp_type type, xqp_qp **qa, xqp_qp **qb, xqp_u8 rnr_retry = 7,
+		  u32 access = 0xe, Events *evb = nullptr)
+	{
+		*qa = qp(a, type);
+		*qb = qp(b, type, nullptr, 16, 4, 64, XQP_SIGNAL_REQ_WR, evb);
+		connect_qp(*qa, type, lid(b), xqp_qp_num(*qb), true, 0xe, rnr_retry);
+		connect_qp(*qb, type, lid(a), xqp_qp_num(*qa), true, access, rnr_retry);
+	}
+	void forget(xqp_qp *q)
+	{
+		for (auto it = qps_.begin(); it != qps_.end(); ++it)
+			if (*it == q) {
+				qps_.erase(it);
+				return;
+			}
+	}
+	static xqp_send_wr wr(xqp_wr_opcode op, xqp_sge *s, int n, xqp_u64 id = 1,
+			      int flags = XQP_SEND_SIGNALED)
+	{
+		xqp_send_wr w = {};
+		w.wr_id = id;
+		w.opcode = op;
+		w.sg_list = s;
+		w.num_sge = n;
+		w.send_flags = flags;
+		return w;
+	}
+	void fill(Node &n, size_t off, size_t len, char base)
+	{
+		for (size_t i = 0; i < len; i++)
+			n.buf[off + i] = static_cast<char>(base + i);
+	}
+
+	xqp_soft *soft2_ = nullptr;
+	Node a, b;
+	std::vector<xqp_qp *> qps_;
+	std::vector<xqp_srq *> srqs_;
+	std::vector<xqp_xrcd *> xrcds_;
+};
+
+TEST_F(Traffic, DevicesHaveDistinctLidsAndActivePorts)
+{
+	xqp_port_attr pa = {}, pb = {};
+	ASSERT_EQ(xqp_query_port(a.dev, 1, &pa), 0);
+	ASSERT_EQ(xqp_query_port(b.dev, 1, &pb), 0);
+	EXPECT_EQ(pa.state, static_cast<u32>(XQP_PORT_ACTIVE));
+	EXPECT_NE(pa.lid, 0);
+	EXPECT_NE(pa.lid, pb.lid);
+	EXPECT_EQ(pa.lid, lid(a));
+}
+
+TEST_F(Traffic, RcSendArrivesWithEveryCompletionField)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	ASSERT_EQ(post_recv(qb, 77, b.sge(0, 4096)), 0);
+	fill(a, 0, 100, 'a');
+	xqp_sge s = a.sge(0, 100);
+	xqp_send_wr w = wr(XQP_WR_SEND_WITH_IMM, &s, 1, 5);
+	w.imm_data = 0x01020304;
+	ASSERT_EQ(post_send(qa, w), 0);
+
+	auto rc = poll_n(b.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].wr_id, 77u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].opcode, XQP_WC_RECV);
+	EXPECT_EQ(rc[0].byte_len, 100u);
+	EXPECT_EQ(rc[0].wc_flags, XQP_WC_WITH_IMM);
+	EXPECT_EQ(rc[0].imm_data, 0x01020304u);
+	EXPECT_EQ(rc[0].qp_num, xqp_qp_num(qb));
+	EXPECT_EQ(rc[0].src_qp, xqp_qp_num(qa));
+	EXPECT_EQ(rc[0].slid, lid(a));
+	EXPECT_EQ(rc[0].port_num, 1);
+	EXPECT_EQ(std::memcmp(b.buf.data(), a.buf.data(), 100), 0);
+
+	auto sc = poll_n(a.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].wr_id, 5u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(sc[0].opcode, XQP_WC_SEND);
+	EXPECT_EQ(sc[0].byte_len, 100u);
+	EXPECT_EQ(sc[0].qp_num, xqp_qp_num(qa));
+}
+
+TEST_F(Traffic, RcRdmaWriteReadAndAtomics)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	u32 rkey = xqp_mr_rkey(b.mr);
+
+	fill(a, 0, 300, 'w');
+	xqp_sge s = a.sge(0, 300);
+	xqp_send_wr w = wr(XQP_WR_RDMA_WRITE, &s, 1, 1);
+	w.wr.rdma.remote_addr = b.addr(1000);
+	w.wr.rdma.rkey = rkey;
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].opcode, XQP_WC_RDMA_WRITE);
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(std::memcmp(b.buf.data() + 1000, a.buf.data(), 300), 0);
+
+	fill(b, 5000, 200, 'r');
+	s = a.sge(2000, 200);
+	w = wr(XQP_WR_RDMA_READ, &s, 1, 2);
+	w.wr.rdma.remote_addr = b.addr(5000);
+	w.wr.rdma.rkey = rkey;
+	ASSERT_EQ(post_send(qa, w), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].opcode, XQP_WC_RDMA_READ);
+	EXPECT_EQ(c[0].byte_len, 200u);
+	EXPECT_EQ(std::memcmp(a.buf.data() + 2000, b.buf.data() + 5000, 200), 0);
+
+	xqp_u64 v = 40;
+	std::memcpy(b.buf.data() + 8192, &v, 8);
+	s = a.sge(3000, 8);
+	w = wr(XQP_WR_ATOMIC_FETCH_AND_ADD, &s, 1, 3);
+	w.wr.atomic.remote_addr = b.addr(8192);
+	w.wr.atomic.compare_add = 2;
+	w.wr.atomic.rkey = rkey;
+	ASSERT_EQ(post_send(qa, w), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].opcode, XQP_WC_FETCH_ADD);
+	EXPECT_EQ(c[0].byte_len, 8u);
+	std::memcpy(&v, a.buf.data() + 3000, 8);
+	EXPECT_EQ(v, 40u);
+	std::memcpy(&v, b.buf.data() + 8192, 8);
+	EXPECT_EQ(v, 42u);
+
+	w = wr(XQP_WR_ATOMIC_CMP_AND_SWP, &s, 1, 4);
+	w.wr.atomic.remote_addr = b.addr(8192);
+	w.wr.atomic.compare_add = 42;
+	w.wr.atomic.swap = 7;
+	w.wr.atomic.rkey = rkey;
+	ASSERT_EQ(post_send(qa, w), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].opcode, XQP_WC_COMP_SWAP);
+	std::memcpy(&v, b.buf.data() + 8192, 8);
+	EXPECT_EQ(v, 7u);
+	std::memcpy(&v, a.buf.data() + 3000, 8);
+	EXPECT_EQ(v, 42u);
+}
+
+TEST_F(Traffic, WriteWithImmConsumesAReceiveAndInlineSendCopiesAtPost)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	ASSERT_EQ(post_recv(qb, 9, b.sge(0, 16)), 0);
+	fill(a, 0, 64, 'i');
+	xqp_sge s = a.sge(0, 64);
+	xqp_send_wr w = wr(XQP_WR_RDMA_WRITE_WITH_IMM, &s, 1, 1);
+	w.imm_data = 0xabcd;
+	w.wr.rdma.remote_addr = b.addr(4096);
+	w.wr.rdma.rkey = xqp_mr_rkey(b.mr);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].opcode, XQP_WC_RECV_RDMA_WITH_IMM);
+	EXPECT_EQ(r[0].byte_len, 64u);
+	EXPECT_EQ(r[0].imm_data, 0xabcdu);
+	EXPECT_EQ(std::memcmp(b.buf.data() + 4096, a.buf.data(), 64), 0);
+
+	/* Inline: the data is taken at post time, the lkey is not looked at. */
+	char data[32];
+	std::memset(data, 'z', sizeof(data));
+	xqp_sge is = {reinterpret_cast<xqp_uintptr_t>(data), sizeof(data), 0xdead};
+	ASSERT_EQ(post_recv(qb, 10, b.sge(100, 64)), 0);
+	w = wr(XQP_WR_SEND, &is, 1, 2, XQP_SEND_SIGNALED | XQP_SEND_INLINE);
+	ASSERT_EQ(post_send(qa, w), 0);
+	std::memset(data, 0, sizeof(data));
+	r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].byte_len, 32u);
+	EXPECT_EQ(b.buf[100], 'z');
+	EXPECT_EQ(b.buf[131], 'z');
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+}
+
+TEST_F(Traffic, UdSendWithAhLeavesGrhRoomAndDropsWrongQkey)
+{
+	xqp_qp *ua = qp(a, XQP_QPT_UD), *ub = qp(b, XQP_QPT_UD);
+	connect_qp(ua, XQP_QPT_UD, 0, 0);
+	connect_qp(ub, XQP_QPT_UD, 0, 0);
+	xqp_ah_attr av = {};
+	av.dlid = lid(b);
+	av.port_num = 1;
+	av.sl = 3;
+	xqp_ah *ah = xqp_create_ah(a.pd, &av);
+	ASSERT_FALSE(xqp_is_err(ah));
+	ASSERT_EQ(post_recv(ub, 1, b.sge(0, 40 + 256)), 0);
+	fill(a, 0, 256, 'u');
+	xqp_sge s = a.sge(0, 256);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = xqp_qp_num(ub);
+	w.wr.ud.remote_qkey = 0x11111111;
+	ASSERT_EQ(post_send(ua, w), 0);
+	auto r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].byte_len, 40u + 256u);
+	EXPECT_EQ(r[0].src_qp, xqp_qp_num(ua));
+	EXPECT_EQ(r[0].sl, 3);
+	EXPECT_EQ(r[0].wc_flags, 0);
+	EXPECT_EQ(std::memcmp(b.buf.data() + 40, a.buf.data(), 256), 0);
+
+	/* A wrong Q_Key: the sender completes, the receiver never sees it. */
+	ASSERT_EQ(post_recv(ub, 2, b.sge(0, 4096)), 0);
+	w.wr.ud.remote_qkey = 0x22222222;
+	ASSERT_EQ(post_send(ua, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+	EXPECT_EQ(poll_n(b.rcq, 1, 50).size(), 0u);
+
+	/* RDMA on UD, or an AH of another PD: EINVAL with bad_wr. */
+	w.opcode = XQP_WR_RDMA_WRITE;
+	const xqp_send_wr *bad = nullptr;
+	EXPECT_EQ(xqp_post_send(ua, &w, &bad), -XQP_EINVAL);
+	EXPECT_EQ(bad, &w);
+	EXPECT_EQ(xqp_destroy_ah(ah), 0);
+}
+
+TEST_F(Traffic, UcDropsWithoutReceiveAndRcRetriesRnr)
+{
+	xqp_qp *ua, *ub;
+	pair(XQP_QPT_UC, &ua, &ub);
+	xqp_sge s = a.sge(0, 10);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(ua, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+
+	xqp_qp *ra, *rb;
+	pair(XQP_QPT_RC, &ra, &rb, 7);
+	ASSERT_EQ(post_send(ra, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 1, 30).size(), 0u);	/* RNR: waiting */
+	ASSERT_EQ(post_recv(rb, 3, b.sge(0, 64)), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+}
+
+TEST_F(Traffic, RnrRetriesRunOutAndTheQpFlushes)
+{
+	xqp_qp *ra, *rb;
+	pair(XQP_QPT_RC, &ra, &rb, 1);
+	xqp_sge s = a.sge(0, 10);
+	xqp_send_wr w1 = wr(XQP_WR_SEND, &s, 1, 1), w2 = wr(XQP_WR_SEND, &s, 1, 2, 0);
+	w1.next = &w2;
+	ASSERT_EQ(post_send(ra, w1), 0);
+	auto c = poll_n(a.scq, 2);
+	ASSERT_EQ(c.size(), 2u);
+	EXPECT_EQ(c[0].status, XQP_WC_RNR_RETRY_EXC_ERR);
+	EXPECT_EQ(c[0].wr_id, 1u);
+	EXPECT_EQ(c[1].status, XQP_WC_WR_FLUSH_ERR);	/* unsignaled, but failed */
+	EXPECT_EQ(c[1].wr_id, 2u);
+	xqp_qp_attr qa = {};
+	ASSERT_EQ(xqp_query_qp(ra, &qa, XQP_QP_STATE, nullptr), 0);
+	EXPECT_EQ(qa.qp_state, XQP_QPS_ERR);
+	/* Posting in ERR: accepted, flushed. */
+	w1.next = nullptr;
+	ASSERT_EQ(post_send(ra, w1), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_WR_FLUSH_ERR);
+}
+
+TEST_F(Traffic, LocalAndRemoteProtectionErrors)
+{
+	Events evb;
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb, 7, 0xe, &evb);
+	xqp_sge s = a.sge(0, 10);
+	s.lkey ^= 0x100;	/* no such MR */
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_LOC_PROT_ERR);
+
+	xqp_qp *qc, *qd;
+	pair(XQP_QPT_RC, &qc, &qd, 7, 0xe, &evb);
+	s = a.sge(0, 10);
+	w = wr(XQP_WR_RDMA_WRITE, &s, 1, 2);
+	w.wr.rdma.remote_addr = b.addr(65536 - 4);	/* past the MR's end */
+	w.wr.rdma.rkey = xqp_mr_rkey(b.mr);
+	ASSERT_EQ(post_send(qc, w), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_REM_ACCESS_ERR);
+	xqp_qp_attr at = {};
+	ASSERT_EQ(xqp_query_qp(qd, &at, XQP_QP_STATE, nullptr), 0);
+	EXPECT_EQ(at.qp_state, XQP_QPS_ERR);
+	EXPECT_EQ(evb.last.load(), XQP_EVENT_QP_ACCESS_ERR);
+}
+
+TEST_F(Traffic, QpWithoutRemoteWriteAccessRefusesWrites)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb, 7, XQP_ACCESS_REMOTE_READ);
+	xqp_sge s = a.sge(0, 10);
+	xqp_send_wr w = wr(XQP_WR_RDMA_WRITE, &s, 1, 1);
+	w.wr.rdma.remote_addr = b.addr(0);
+	w.wr.rdma.rkey = xqp_mr_rkey(b.mr);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_REM_ACCESS_ERR);
+}
+
+TEST_F(Traffic, TooLongMessageFailsBothSides)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	ASSERT_EQ(post_recv(qb, 1, b.sge(0, 8)), 0);
+	xqp_sge s = a.sge(0, 100);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].status, XQP_WC_LOC_LEN_ERR);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_REM_INV_REQ_ERR);
+}
+
+TEST_F(Traffic, PostingRules)
+{
+	xqp_qp *q = qp(a, XQP_QPT_RC, nullptr, 2, 1, 16);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	const xqp_send_wr *bad = nullptr;
+	EXPECT_EQ(xqp_post_send(q, &w, &bad), -XQP_EINVAL);	/* RESET */
+	EXPECT_EQ(bad, &w);
+	xqp_qp *peer = qp(b, XQP_QPT_RC);
+	connect_qp(q, XQP_QPT_RC, lid(b), xqp_qp_num(peer));
+	connect_qp(peer, XQP_QPT_RC, lid(a), xqp_qp_num(q));
+
+	/* granted: 3 WRs (2^k - 1); the fourth is refused; nothing executes
+	 * meanwhile since the peer has no receive (RNR wait). */
+	xqp_send_wr ws[4];
+	for (int i = 0; i < 4; i++) {
+		ws[i] = wr(XQP_WR_SEND, &s, 1, 100 + i);
+		ws[i].next = i < 3 ? &ws[i + 1] : nullptr;
+	}
+	xqp_qp_init_attr init = {};
+	xqp_qp_attr qa = {};
+	ASSERT_EQ(xqp_query_qp(q, &qa, 0, &init), 0);
+	ASSERT_EQ(qa.cap.max_send_wr, 3u);
+	EXPECT_EQ(xqp_post_send(q, &ws[0], &bad), -XQP_ENOMEM);
+	EXPECT_EQ(bad, &ws[3]);
+
+	xqp_sge two[2] = {s, s};
+	w = wr(XQP_WR_SEND, two, 2);
+	xqp_qp *q2 = qp(a, XQP_QPT_RC, nullptr, 4, 1, 16);
+	connect_qp(q2, XQP_QPT_RC, lid(b), 12345);
+	EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EINVAL);	/* 2 SGEs > 1 */
+	w = wr(XQP_WR_SEND, &s, 1, 1, XQP_SEND_INLINE);
+	s.length = 1000;
+	EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EINVAL);	/* inline > max */
+
+	xqp_recv_wr rw = {};
+	const xqp_recv_wr *rbad = nullptr;
+	xqp_sge many[8] = {};
+	rw.sg_list = many;
+	rw.num_sge = 8;
+	EXPECT_EQ(xqp_post_recv(q2, &rw, &rbad), -XQP_EINVAL);
+	EXPECT_EQ(rbad, &rw);
+}
+
+TEST_F(Traffic, UnreachablePeerFailsRcAtOnce)
+{
+	xqp_qp *q = qp(a, XQP_QPT_RC);
+	connect_qp(q, XQP_QPT_RC, 63, 1234);	/* no device at LID 63 */
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_send(q, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_RETRY_EXC_ERR);
+}
+
+TEST_F(Traffic, ModifyToErrFlushesReceivesAndReportsLastWqeOnSrqQps)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	ASSERT_EQ(post_recv(qb, 1, b.sge(0, 8)), 0);
+	ASSERT_EQ(post_recv(qb, 2, b.sge(8, 8)), 0);
+	xqp_qp_attr at = {};
+	at.qp_state = XQP_QPS_ERR;
+	ASSERT_EQ(xqp_modify_qp(qb, &at, XQP_QP_STATE), 0);
+	auto r = poll_n(b.rcq, 2);
+	ASSERT_EQ(r.size(), 2u);
+	EXPECT_EQ(r[0].status, XQP_WC_WR_FLUSH_ERR);
+	EXPECT_EQ(r[1].wr_id, 2u);
+
+	xqp_srq_init_attr si = {};
+	si.attr.max_wr = 8;
+	si.attr.max_sge = 1;
+	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	Events ev;
+	xqp_qp *qs = qp(b, XQP_QPT_RC, srq, 4, 1, 0, XQP_SIGNAL_REQ_WR, &ev);
+	connect_qp(qs, XQP_QPT_RC, lid(a), 99);
+	ASSERT_EQ(xqp_modify_qp(qs, &at, XQP_QP_STATE), 0);
+	EXPECT_EQ(ev.last.load(), XQP_EVENT_QP_LAST_WQE_REACHED);
+	EXPECT_EQ(ev.count.load(), 1);
+}
+
+TEST_F(Traffic, SrqLimitFiresOnceAndSrqsShareReceives)
+{
+	xqp_srq_init_attr si = {};
+	Events sev;
+	si.attr.max_wr = 8;
+	si.attr.max_sge = 1;
+	si.event_handler = Events::on;
+	si.srq_context = &sev;
+	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(post_srq_recv(srq, 10 + i, b.sge(64 * i, 64)), 0);
+	xqp_srq_attr sa = {};
+	sa.srq_limit = 3;
+	ASSERT_EQ(xqp_modify_srq(srq, &sa, XQP_SRQ_LIMIT), 0);
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	EXPECT_EQ(sa.srq_limit, 3u);
+	sa.srq_limit = 100;
+	EXPECT_EQ(xqp_modify_srq(srq, &sa, XQP_SRQ_LIMIT), -XQP_EINVAL);
+
+	xqp_qp *q1 = qp(b, XQP_QPT_RC, srq), *q2 = qp(b, XQP_QPT_RC, srq);
+	xqp_qp *s1 = qp(a, XQP_QPT_RC), *s2 = qp(a, XQP_QPT_RC);
+	connect_qp(q1, XQP_QPT_RC, lid(a), xqp_qp_num(s1));
+	connect_qp(q2, XQP_QPT_RC, lid(a), xqp_qp_num(s2));
+	connect_qp(s1, XQP_QPT_RC, lid(b), xqp_qp_num(q1));
+	connect_qp(s2, XQP_QPT_RC, lid(b), xqp_qp_num(q2));
+	xqp_sge s = a.sge(0, 16);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_send(s1, w), 0);
+	ASSERT_EQ(post_send(s2, w), 0);
+	auto r = poll_n(b.rcq, 2);
+	ASSERT_EQ(r.size(), 2u);
+	EXPECT_EQ(r[0].wr_id, 10u);
+	EXPECT_EQ(r[1].wr_id, 11u);
+	EXPECT_NE(r[0].qp_num, r[1].qp_num);
+	EXPECT_EQ(sev.count.load(), 1);
+	EXPECT_EQ(sev.last.load(), XQP_EVENT_SRQ_LIMIT_REACHED);
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	EXPECT_EQ(sa.srq_limit, 0u);
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+}
+
+TEST_F(Traffic, XrcDeliversIntoTheNamedSrqThroughAnyHandle)
+{
+	xqp_xrcd *x = xqp_alloc_xrcd(b.dev), *other = xqp_alloc_xrcd(b.dev);
+	ASSERT_FALSE(xqp_is_err(x));
+	xrcds_.push_back(x);
+	xrcds_.push_back(other);
+	xqp_srq_init_attr si = {};
+	si.srq_type = XQP_SRQT_XRC;
+	si.attr.max_wr = 16;
+	si.attr.max_sge = 1;
+	si.xrcd = x;
+	si.cq = b.rcq;
+	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	si.xrcd = other;
+	xqp_srq *foreign = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(foreign));
+	srqs_.push_back(foreign);
+
+	xqp_qp_init_attr ti = {};
+	ti.qp_type = XQP_QPT_XRC_TGT;
+	ti.xrcd = x;
+	xqp_qp *tgt = xqp_create_qp_user(b.dev, nullptr, &ti, nullptr, nullptr, "test");
+	ASSERT_FALSE(xqp_is_err(tgt));
+	xqp_qp *ini = qp(a, XQP_QPT_XRC_INI);
+	connect_qp(tgt, XQP_QPT_XRC_TGT, lid(a), xqp_qp_num(ini), false);
+	connect_qp(ini, XQP_QPT_XRC_INI, lid(b), xqp_qp_num(tgt));
+	xqp_qp *opened = open(x, xqp_qp_num(tgt));
+	ASSERT_FALSE(xqp_is_err(opened));
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(post_srq_recv(srq, 50 + i, b.sge(1024 * i, 1024)), 0);
+	fill(a, 0, 500, 'x');
+	xqp_sge s = a.sge(0, 500);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	w.xrc_remote_srq_num = xqp_srq_num(srq);
+	ASSERT_EQ(post_send(ini, w), 0);
+	auto r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].wr_id, 50u);
+	EXPECT_EQ(r[0].qp_num, xqp_qp_num(tgt));
+	EXPECT_EQ(r[0].src_qp, xqp_qp_num(ini));
+	EXPECT_EQ(std::memcmp(b.buf.data(), a.buf.data(), 500), 0);
+
+	/* The creator's handle goes; traffic goes on through the opened one. */
+	ASSERT_EQ(xqp_destroy_qp(tgt), 0);
+	ASSERT_EQ(post_send(ini, w), 0);
+	r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].wr_id, 51u);
+
+	/* An SRQ of another XRC domain: the requester sees a remote error. */
+	w.xrc_remote_srq_num = xqp_srq_num(foreign);
+	ASSERT_EQ(post_send(ini, w), 0);
+	auto c = poll_n(a.scq, 3);
+	ASSERT_EQ(c.size(), 3u);
+	EXPECT_EQ(c[2].status, XQP_WC_REM_INV_REQ_ERR);
+
+	/* The last handle destroys the QP: nothing reaches it any more. */
+	u32 tgt_num = xqp_qp_num(opened);
+	ASSERT_EQ(xqp_destroy_qp(opened), 0);
+	xqp_qp *ini2 = qp(a, XQP_QPT_XRC_INI);
+	connect_qp(ini2, XQP_QPT_XRC_INI, lid(b), tgt_num);
+	w.xrc_remote_srq_num = xqp_srq_num(srq);
+	ASSERT_EQ(post_send(ini2, w), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_RETRY_EXC_ERR);
+}
+
+TEST_F(Traffic, CompletionHandlerFiresOnceWhenArmed)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_recv(qb, 1, b.sge(0, 64)), 0);
+	ASSERT_EQ(post_recv(qb, 2, b.sge(0, 64)), 0);
+	ASSERT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_NEXT_COMP), 0);
+	ASSERT_EQ(post_send(qa, w), 0);
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+	EXPECT_EQ(b.rcq_ctx.calls.load(), 1);
+	EXPECT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_SOLICITED | XQP_CQ_REPORT_MISSED_EVENTS), 1);
+	EXPECT_EQ(poll_n(b.rcq, 2).size(), 2u);
+
+	/* Solicited only: an unsolicited receive does not fire, a solicited one does. */
+	ASSERT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_SOLICITED), 0);
+	int before = b.rcq_ctx.calls.load();
+	ASSERT_EQ(post_recv(qb, 3, b.sge(0, 64)), 0);
+	ASSERT_EQ(post_recv(qb, 4, b.sge(0, 64)), 0);
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(b.rcq_ctx.calls.load(), before);
+	w.send_flags |= XQP_SEND_SOLICITED;
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(b.rcq_ctx.calls.load(), before + 1);
+	EXPECT_EQ(xqp_req_notify_cq(b.rcq, 8), -XQP_EINVAL);
+}
+
+TEST_F(Traffic, CqOverrunLosesTheCompletionAndReportsCqErr)
+{
+	Node small;
+	small.init(b.dev, 4096, 0xf, 1);
+	xqp_qp *qa = qp(a, XQP_QPT_RC), *qb = qp(small, XQP_QPT_RC);
+	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb));
+	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(post_recv(qb, i, small.sge(0, 64)), 0);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 3).size(), 3u);
+	EXPECT_EQ(xqp_cq_cqe(small.rcq), 1);
+	EXPECT_EQ(xqp_soft_cq_overruns(soft2_, small.rcq), 2u);
+	EXPECT_EQ(small.rcq_ctx.events.last.load(), XQP_EVENT_CQ_ERR);
+	EXPECT_EQ(poll_n(small.rcq, 3, 50).size(), 1u);
+	ASSERT_EQ(xqp_destroy_qp(qb), 0);
+	forget(qb);
+	small.fini();
+}
+
+TEST_F(Traffic, ResizeCqKeepsItsCompletions)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(post_recv(qb, i, b.sge(0, 64)), 0);
+		ASSERT_EQ(post_send(qa, w), 0);
+	}
+	EXPECT_EQ(poll_n(a.scq, 5).size(), 5u);
+	EXPECT_EQ(xqp_resize_cq(b.rcq, 2), -XQP_EINVAL);	/* 5 queued */
+	ASSERT_EQ(xqp_resize_cq(b.rcq, 200), 0);
+	EXPECT_EQ(xqp_cq_cqe(b.rcq), 255);
+	auto r = poll_n(b.rcq, 5);
+	ASSERT_EQ(r.size(), 5u);
+	for (int i = 0; i < 5; i++)
+		EXPECT_EQ(r[i].wr_id, static_cast<xqp_u64>(i));
+}
+
+TEST_F(Traffic, MrRules)
+{
+	char buf[64];
+	EXPECT_EQ(xqp_ptr_err(xqp_reg_kernel_mr(a.pd, buf, sizeof(buf), XQP_ACCESS_REMOTE_WRITE)),
+		  -XQP_EINVAL);
+	EXPECT_EQ(xqp_ptr_err(xqp_reg_kernel_mr(a.pd, buf, sizeof(buf), XQP_ACCESS_REMOTE_ATOMIC)),
+		  -XQP_EINVAL);
+	EXPECT_EQ(xqp_ptr_err(xqp_reg_kernel_mr(a.pd, buf, 0, 0)), -XQP_EINVAL);
+	EXPECT_EQ(xqp_dealloc_pd(a.pd), -XQP_EBUSY);	/* its MR holds it */
+	xqp_mr *mr = xqp_reg_kernel_mr(a.pd, buf, sizeof(buf), XQP_ACCESS_REMOTE_READ);
+	ASSERT_FALSE(xqp_is_err(mr));
+	EXPECT_NE(xqp_mr_lkey(mr), xqp_mr_lkey(a.mr));
+	EXPECT_EQ(xqp_mr_lkey(mr), xqp_mr_rkey(mr));
+	ASSERT_EQ(xqp_dereg_mr(mr), 0);
+}
+
+/* Several threads post on one QP and on a QP each; every message arrives once. */
+TEST_F(Traffic, ConcurrentPostersOnOneQpAndOnMany)
+{
+	constexpr int kThreads = 4, kEach = 150;
+	Node big;	/* a receive CQ that holds every completion: no overrun */
+	big.init(b.dev, 4096, 0xf, 2048);
+	xqp_srq_init_attr si = {};
+	si.attr.max_wr = 1023;
+	si.attr.max_sge = 1;
+	xqp_srq *srq = xqp_create_srq(big.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	/* QP 0 is shared by all threads; QPs 1..kThreads are one per thread. */
+	std::vector<xqp_qp *> snd, rcv;
+	for (int i = 0; i <= kThreads; i++) {
+		snd.push_back(qp(a, XQP_QPT_RC));
+		rcv.push_back(qp(big, XQP_QPT_RC, srq));
+		connect_qp(snd[i], XQP_QPT_RC, lid(b), xqp_qp_num(rcv[i]));
+		connect_qp(rcv[i], XQP_QPT_RC, lid(a), xqp_qp_num(snd[i]));
+	}
+	const int total = kThreads * kEach * 2;
+	std::atomic<int> got{0};
+	std::thread rx([&] {
+		for (int i = 0; i < 1000; i++)
+			post_srq_recv(srq, 0, big.sge(0, 64));
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+		while (got.load() < total && std::chrono::steady_clock::now() < end) {
+			xqp_wc wc[8];
+			int n = xqp_poll_cq(big.rcq, 8, wc);
+			for (int i = 0; i < n; i++) {
+				EXPECT_EQ(wc[i].status, XQP_WC_SUCCESS);
+				post_srq_recv(srq, 0, big.sge(0, 64));
+			}
+			if (n > 0)
+				got += n;
+			else
+				std::this_thread::yield();
+		}
+	});
+	std::vector<std::thread> ts;
+	for (int t = 0; t < kThreads; t++)
+		ts.emplace_back([&, t] {
+			xqp_sge s = a.sge(0, 8);
+			for (int i = 0; i < 2 * kEach; i++) {
+				xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1, 0);
+				xqp_qp *q = i % 2 ? snd[t + 1] : snd[0];
+				while (post_send(q, w) == -XQP_ENOMEM)
+					std::this_thread::yield();
+			}
+		});
+	for (auto &t : ts)
+		t.join();
+	rx.join();
+	EXPECT_EQ(got.load(), total);
+	EXPECT_EQ(poll_n(big.rcq, 1, 20).size(), 0u);	/* exactly once */
+	EXPECT_EQ(xqp_soft_cq_overruns(soft2_, big.rcq), 0u);
+	for (xqp_qp *q : snd) {
+		xqp_qp_attr at = {};
+		ASSERT_EQ(xqp_query_qp(q, &at, XQP_QP_STATE, nullptr), 0);
+		EXPECT_EQ(at.qp_state, XQP_QPS_RTS);
+	}
+	for (xqp_qp *q : rcv) {
+		ASSERT_EQ(xqp_destroy_qp(q), 0);
+		forget(q);
+	}
+	ASSERT_EQ(xqp_destroy_srq(srq), 0);
+	srqs_.pop_back();
+	big.fini();
+}
+
+TEST_F(Traffic, DestroyWithWorkQueuedLeavesNothing)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb, 7);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_send(qa, w), 0);	/* RNR-waits for ever */
+	ASSERT_EQ(post_send(qa, w), 0);
+	ASSERT_EQ(post_recv(qb, 1, b.sge(0, 8)), 0);
+	ASSERT_EQ(xqp_destroy_qp(qb), 0);
+	forget(qb);
+	ASSERT_EQ(xqp_destroy_qp(qa), 0);
+	forget(qa);
+}
+
+TEST_F(Traffic, RemovingTheDeviceUnderTrafficFreesEverything)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb, 7);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_send(qa, w), 0);
+	/* b's device goes: its QP, MR, CQs, PD are detached; a's QP fails on. */
+	xqp_soft_destroy(soft2_);
+	soft2_ = nullptr;
+	EXPECT_EQ(xqp_post_recv(qb, nullptr, nullptr), -XQP_EIO);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto c = poll_n(a.scq, 2);
+	ASSERT_GE(c.size(), 1u);
+	EXPECT_EQ(c.back().status, XQP_WC_WR_FLUSH_ERR);
+	/* The core objects of b are their owners' to free: -EIO-safe calls. */
+	ASSERT_EQ(xqp_destroy_qp(qb), 0);
+	forget(qb);
+	b.fini();
+}
+
+} // namespace

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for data-path tests: two soft devices on the host subnet, a
+ * "node" per device (PD, CQs, a registered buffer), QPs connected across
+ * them, and polling with a deadline (RNR retries run on the seam's work
+ * threads).
+ */
+#ifndef XQP_TEST_TRAFFIC_H
+#define XQP_TEST_TRAFFIC_H
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "fixture.h"
+
+struct Events {
+	std::atomic<int> count{0};
+	std::atomic<int> last{-1};
+	static void on(xqp_event *ev, void *ctx)
+	{
+		auto *e = static_cast<Events *>(ctx);
+		e->last.store(ev->event);
+		e->count++;
+	}
+};
+
+/* A CQ's context: its completion handler calls and its async events. */
+struct CqCtx {
+	std::atomic<int> calls{0};
+	Events events;
+	static void comp(xqp_cq *, void *ctx) { static_cast<CqCtx *>(ctx)->calls++; }
+	static void event(xqp_event *ev, void *ctx)
+	{
+		Events::on(ev, &static_cast<CqCtx *>(ctx)->events);
+	}
+};
+
+/* One device's side: a PD, send and receive CQs, a registered buffer. */
+struct Node {
+	xqp_device *dev = nullptr;
+	xqp_pd *pd = nullptr;
+	xqp_cq *scq = nullptr;
+	xqp_cq *rcq = nullptr;
+	std::vector<char> buf;
+	xqp_mr *mr = nullptr;
+	CqCtx scq_ctx, rcq_ctx;
+
+	void init(xqp_device *d, size_t len = 65536, int access = 0xf, int cqe = 64)
+	{
+		dev = d;
+		pd = xqp_alloc_pd(d);
+		ASSERT_FALSE(xqp_is_err(pd));
+		xqp_cq_init_attr ca = {};
+		ca.cqe = cqe;
+		ca.comp_handler = CqCtx::comp;
+		ca.event_handler = CqCtx::event;
+		ca.cq_context = &scq_ctx;
+		scq = xqp_create_cq_attr(d, &ca);
+		ASSERT_FALSE(xqp_is_err(scq));
+		ca.cq_context = &rcq_ctx;
+		rcq = xqp_create_cq_attr(d, &ca);
+		ASSERT_FALSE(xqp_is_err(rcq));
+		buf.assign(len, 0);
+		mr = xqp_reg_kernel_mr(pd, buf.data(), len, access);
+		ASSERT_FALSE(xqp_is_err(mr)) << xqp_ptr_err(mr);
+	}
+	void fini()
+	{
+		if (mr) {
+			EXPECT_EQ(xqp_dereg_mr(mr), 0);
+		}
+		if (scq) {
+			EXPECT_EQ(xqp_destroy_cq(scq), 0);
+		}
+		if (rcq) {
+			EXPECT_EQ(xqp_destroy_cq(rcq), 0);
+		}
+		if (pd) {
+			EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+		}
+		mr = nullptr;
+		scq = rcq = nullptr;
+		pd = nullptr;
+	}
+	xqp_u64 addr(size_t off = 0) { return reinterpret_cast<xqp_uintptr_t>(buf.data() + off); }
+	xqp_sge sge(size_t off, u32 len) { return xqp_sge{addr(off), len, xqp_mr_lkey(mr)}; }
+};
+
+/* Polls @cq until @n completions arrived or 5 s passed. */
+inline std::vector<xqp_wc> poll_n(xqp_cq *cq, int n, int ms = 5000)
+{
+	std::vector<xqp_wc> out;
+	auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+	while (static_cast<int>(out.size()) < n && std::chrono::steady_clock::now() < end) {
+		xqp_wc wc[8];
+		int got = xqp_poll_cq(cq, 8, wc);
+		if (got < 0)
+			break;
+		out.insert(out.end(), wc, wc + got);
+		if (!got)
+			std::this_thread::sleep_for(std::chrono::microseconds(100));
+	}
+	return out;
+}
+
+inline int modify(xqp_qp *qp, xqp_qp_attr &a, int mask)
+{
+	return xqp_modify_qp(qp, &a, mask);
+}
+
+/* RESET -> INIT -> RTR -> RTS (XRC_TGT and receive-only sides stop at RTR). */
+inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
+		       bool rts = true, u32 access = 0xe, xqp_u8 rnr_retry = 7,
+		       xqp_u8 min_rnr = 1, u32 qkey = 0x11111111)
+{
+	xqp_qp_attr a = {};
+	a.qp_state = XQP_QPS_INIT;
+	a.port_num = 1;
+	a.pkey_index = 0;
+	int mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT;
+	if (type == XQP_QPT_UD) {
+		a.qkey = qkey;
+		mask |= XQP_QP_QKEY;
+	} else {
+		a.qp_access_flags = access;
+		mask |= XQP_QP_ACCESS_FLAGS;
+	}
+	ASSERT_EQ(modify(qp, a, mask), 0);
+	a = {};
+	a.qp_state = XQP_QPS_RTR;
+	mask = XQP_QP_STATE;
+	if (type != XQP_QPT_UD) {
+		a.path_mtu = XQP_MTU_4096;
+		a.dest_qp_num = dqpn;
+		a.rq_psn = 0;
+		a.ah_attr.dlid = dlid;
+		a.ah_attr.port_num = 1;
+		mask |= XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN | XQP_QP_RQ_PSN;
+		if (type != XQP_QPT_UC && type != XQP_QPT_XRC_INI) {
+			a.max_dest_rd_atomic = 1;
+			a.min_rnr_timer = min_rnr;
+			mask |= XQP_QP_MAX_DEST_RD_ATOMIC | XQP_QP_MIN_RNR_TIMER;
+		}
+	}
+	ASSERT_EQ(modify(qp, a, mask), 0);
+	if (!rts)
+		return;
+	a = {};
+	a.qp_state = XQP_QPS_RTS;
+	a.sq_psn = 0;
+	mask = XQP_QP_STATE | XQP_QP_SQ_PSN;
+	if (type == XQP_QPT_RC || type == XQP_QPT_XRC_INI) {
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = rnr_retry;
+		a.max_rd_atomic = 1;
+		mask |= XQP_QP_TIMEOUT | XQP_QP_RETRY_CNT | XQP_QP_RNR_RETRY |
+			XQP_QP_MAX_QP_RD_ATOMIC;
+	}
+	ASSERT_EQ(modify(qp, a, mask), 0);
+}
+
+inline int post_recv(xqp_qp *qp, xqp_u64 id, xqp_sge s)
+{
+	xqp_recv_wr wr = {};
+	wr.wr_id = id;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	const xqp_recv_wr *bad = nullptr;
+	return xqp_post_recv(qp, &wr, &bad);
+}
+
+inline int post_srq_recv(xqp_srq *srq, xqp_u64 id, xqp_sge s)
+{
+	xqp_recv_wr wr = {};
+	wr.wr_id = id;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	const xqp_recv_wr *bad = nullptr;
+	return xqp_post_srq_recv(srq, &wr, &bad);
+}
+
+inline int post_send(xqp_qp *qp, xqp_send_wr &wr)
+{
+	const xqp_send_wr *bad = nullptr;
+	return xqp_post_send(qp, &wr, &bad);
+}
+
+#endif
