@@ -681,7 +681,7 @@ TEST_F(Traffic, ConcurrentPostersOnOneQpAndOnMany)
 {
 	constexpr int kThreads = 4, kEach = 150;
 	Node big;	/* a receive CQ that holds every completion: no overrun */
-	big.init(b.dev, 4096, 0xf, 2048);
+	big.init(b.dev, 1000 * 64, 0xf, 2048);
 	xqp_srq_init_attr si = {};
 	si.attr.max_wr = 1023;
 	si.attr.max_sge = 1;
@@ -699,15 +699,16 @@ TEST_F(Traffic, ConcurrentPostersOnOneQpAndOnMany)
 	const int total = kThreads * kEach * 2;
 	std::atomic<int> got{0};
 	std::thread rx([&] {
+		/* Receive k lands in slot k, reposted only once it completed. */
 		for (int i = 0; i < 1000; i++)
-			post_srq_recv(srq, 0, big.sge(0, 64));
+			post_srq_recv(srq, i, big.sge(64 * i, 64));
 		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
 		while (got.load() < total && std::chrono::steady_clock::now() < end) {
 			xqp_wc wc[8];
 			int n = xqp_poll_cq(big.rcq, 8, wc);
 			for (int i = 0; i < n; i++) {
 				EXPECT_EQ(wc[i].status, XQP_WC_SUCCESS);
-				post_srq_recv(srq, 0, big.sge(0, 64));
+				post_srq_recv(srq, wc[i].wr_id, big.sge(64 * wc[i].wr_id, 64));
 			}
 			if (n > 0)
 				got += n;
