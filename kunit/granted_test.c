@@ -76,7 +76,7 @@ static void query_port_is_the_drivers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.max_msg_sz, 0x800000);
 	KUNIT_EXPECT_EQ(test, a.pkey_tbl_len, 64);
 	KUNIT_EXPECT_EQ(test, a.gid_tbl_len, 1);
-	KUNIT_EXPECT_EQ(test, a.lid, 1);
+	KUNIT_EXPECT_EQ(test, a.lid, xqp_soft_lid(kt->soft));
 	KUNIT_EXPECT_EQ(test, a.sm_lid, 1);
 	KUNIT_EXPECT_EQ(test, a.bad_pkey_cntr, 0);
 	KUNIT_EXPECT_EQ(test, a.init_type_reply, 0);

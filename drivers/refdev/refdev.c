@@ -705,6 +705,7 @@ static int refdev_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mas
 	enum ib_qp_state cur, next;
 	struct ib_qp_cap cap = {};
 	unsigned long flags;
+	bool drained;
 	int err;
 
 	err = refdev_enter(ref, XQP_REFDEV_OP_MODIFY_QP);
@@ -726,7 +727,15 @@ static int refdev_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mas
 		qp->attr.qp_state = next;
 		refdev_store_qp_attr(qp, attr, mask, &cap);
 	}
+	drained = !err && next == IB_QPS_SQD && cur != IB_QPS_SQD &&
+		  qp->attr.en_sqd_async_notify;
 	spin_unlock_irqrestore(&qp->attr_lock, flags);
+	/*
+	 * Nothing is ever in flight on this device: the SQ is drained at once.
+	 * rxe (and the soft device) report SQ_DRAINED when asked to.
+	 */
+	if (drained)
+		xqp_refdev_raise_qp_event(ref, ibqp->qp_num, IB_EVENT_SQ_DRAINED);
 	return err;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xqp_soft.ko: the soft device driver module. Creates soft_devices devices
+ * xqp_soft.ko: the soft device driver module. Creates `devices` devices (one
+ * subnet: xqp_soft0 has LID 1, xqp_soft1 LID 2, ...)
  * and, with selftest=1, runs the shared-QP self-test at load (the check used
  * on kernels without KUnit). Unloading it removes its devices, as unplugging
  * an adapter would.
@@ -15,8 +16,8 @@
 #define XQP_MAX_SOFT 8
 
 static unsigned int soft_devices = 1;
-module_param(soft_devices, uint, 0444);
-MODULE_PARM_DESC(soft_devices, "number of soft devices to create (0-8, default 1)");
+module_param_named(devices, soft_devices, uint, 0444);
+MODULE_PARM_DESC(devices, "number of soft devices on the subnet (0-8, default 1)");
 
 static bool selftest;
 module_param(selftest, bool, 0444);
