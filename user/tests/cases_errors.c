@@ -520,10 +520,12 @@ static void case_wrong_state(void)
 			XQP_QP_MAX_QP_RD_ATOMIC), 0);
 	}
 	/* too many SGEs in the second WR: the first is posted */
-	for (int i = 0; i < 3; i++)
-		three[i] = (struct xqp_sge){ (uintptr_t)b.buf + (uint64_t)i * 64, 16, b.mr->lkey };
-	w[1].sg_list = three;
-	w[1].num_sge = 3;	/* granted max_send_sge is 2 */
+	static struct xqp_sge many[40];
+	(void)three;
+	for (int i = 0; i < 40; i++)
+		many[i] = (struct xqp_sge){ (uintptr_t)b.buf + (uint64_t)i * 16, 16, b.mr->lkey };
+	w[1].sg_list = many;
+	w[1].num_sge = 40;	/* past any granted max_send_sge (device max 32) */
 	bad = NULL;
 	EXPECT("too_many_sge", xqp_post_send(b.qp, w, &bad), EINVAL);
 	EXPECT_INT("too_many_sge_bad_is_second", bad == &w[1], 1);
