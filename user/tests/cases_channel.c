@@ -29,7 +29,7 @@ static int readable(int fd, int ms)
 }
 
 /* What Linux answers too: no traffic involved. */
-__attribute__((unused)) static void case_channel_abi(void)
+static void case_channel_abi(void)
 {
 	struct xqp_context *ctx = open_ctx();
 	struct xqp_comp_channel *ch = xqp_create_comp_channel(ctx);
@@ -43,7 +43,8 @@ __attribute__((unused)) static void case_channel_abi(void)
 	EXPECT_INT("poll_empty", readable(ch->fd, 0), 0);
 	fcntl(ch->fd, F_SETFL, O_NONBLOCK);
 	EXPECT("read_empty", read(ch->fd, &d, sizeof(d)) < 0 ? errno : 0, EAGAIN);
-	EXPECT("write", write(ch->fd, &d, sizeof(d)) < 0 ? errno : 0, EINVAL);
+	/* read-only fd: vfs_write() refuses it before any file op, as on Linux */
+	EXPECT("write", write(ch->fd, &d, sizeof(d)) < 0 ? errno : 0, EBADF);
 	cq = xqp_create_cq(ctx, 4, NULL, ch, 0);
 	EXPECT("cq_on_channel", PERR(cq), 0);
 	EXPECT("cq_vector_1", PERR(xqp_create_cq(ctx, 4, NULL, ch, 1)), EINVAL);
@@ -322,6 +323,7 @@ static void case_memlock(void)
 }
 
 const struct acc_case acc_cases_channel[] = {
+	{ "dp_comp_channel_abi", case_channel_abi, NULL, 0 },
 	{ "dp_comp_channel_events", case_channel_events, NULL, ACC_XQP_ONLY },
 	{ "dp_kill9_with_wrs_posted", case_kill9_posted, NULL, ACC_XQP_ONLY },
 	{ "dp_reg_mr_memlock", case_memlock, NULL, ACC_XQP_ONLY },

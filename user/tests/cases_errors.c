@@ -453,7 +453,7 @@ static void case_cq_overrun(void)
 static void case_wrong_state(void)
 {
 	struct ep a, b;
-	struct xqp_sge sge, three[3];
+	struct xqp_sge sge;
 	struct xqp_send_wr w[2], *bad;
 	struct xqp_recv_wr r = { .wr_id = 1, .num_sge = 1 }, *rbad;
 	struct xqp_wc wc;
@@ -521,7 +521,6 @@ static void case_wrong_state(void)
 	}
 	/* too many SGEs in the second WR: the first is posted */
 	static struct xqp_sge many[40];
-	(void)three;
 	for (int i = 0; i < 40; i++)
 		many[i] = (struct xqp_sge){ (uintptr_t)b.buf + (uint64_t)i * 16, 16, b.mr->lkey };
 	w[1].sg_list = many;
