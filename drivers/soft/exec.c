@@ -141,6 +141,8 @@ void soft_qp_to_err(struct soft_qp *qp, int event)
  * @qp: the QP.
  * @old_state: the state before.
  * @new_state: the state now.
+ * @sqd_notify: en_sqd_async_notify, as read under the QP's lock with the
+ *	state change.
  *
  * To ERR: flush; to RESET: empty the queues silently; to RTS: run what
  * waits; to SQD: report SQ_DRAINED if asked (nothing is in flight between
@@ -148,7 +150,8 @@ void soft_qp_to_err(struct soft_qp *qp, int event)
  *
  * Context: may sleep (modify_qp).
  */
-void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state)
+void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state,
+			   int sqd_notify)
 {
 	if (new_state == old_state)
 		return;
@@ -163,7 +166,7 @@ void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state)
 		soft_sq_kick(qp);
 		break;
 	case XQP_QPS_SQD:
-		if (qp->attr.en_sqd_async_notify && qp->core_qp)
+		if (sqd_notify && qp->core_qp)
 			xqp_qp_event(qp->core_qp, XQP_EVENT_SQ_DRAINED);
 		break;
 	}

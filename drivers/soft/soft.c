@@ -924,6 +924,7 @@ static int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *att
 	enum xqp_qp_state old, cur, next;
 	struct xqp_qp_cap cap;
 	unsigned long flags;
+	int sqd_notify;
 	int err;
 
 	err = soft_enter(soft, XQP_SOFT_OP_MODIFY_QP);
@@ -946,9 +947,10 @@ static int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *att
 		__atomic_store_n(&qp->state, next, __ATOMIC_RELEASE);
 		soft_store_qp_attr(qp, attr, mask, &cap);
 	}
+	sqd_notify = qp->attr.en_sqd_async_notify;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
 	if (!err)
-		soft_qp_state_changed(qp, old, next);
+		soft_qp_state_changed(qp, old, next, sqd_notify);
 	return err;
 }
 

@@ -296,6 +296,7 @@ void soft_sq_stop(struct soft_qp *qp);
 /* Moves @qp to ERR (if not there), reports @event (-1: none), flushes. */
 void soft_qp_to_err(struct soft_qp *qp, int event);
 /* modify_qp's hook: what a new state means for the queues. */
-void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state);
+void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state,
+			   int sqd_notify);
 
 #endif /* XQP_SOFT_PRIV_H */

@@ -390,6 +390,7 @@ TEST_F(Traffic, TooLongMessageFailsBothSides)
 
 TEST_F(Traffic, PostingRules)
 {
+	const xqp_recv_wr rw0 = {};
 	xqp_qp *q = qp(a, XQP_QPT_RC, nullptr, 2, 1, 16);
 	xqp_sge s = a.sge(0, 8);
 	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
@@ -399,6 +400,11 @@ TEST_F(Traffic, PostingRules)
 	xqp_qp *peer = qp(b, XQP_QPT_RC);
 	connect_qp(q, XQP_QPT_RC, lid(b), xqp_qp_num(peer));
 	connect_qp(peer, XQP_QPT_RC, lid(a), xqp_qp_num(q));
+	/* an empty list (POST_SEND/POST_RECV with wr_count 0) queues nothing */
+	const xqp_recv_wr *ebad = &rw0;
+	EXPECT_EQ(xqp_post_send(q, nullptr, &bad), 0);
+	EXPECT_EQ(xqp_post_recv(peer, nullptr, &ebad), 0);
+	EXPECT_TRUE(poll_n(a.scq, 1, 20).empty());
 
 	/* granted: 3 WRs (2^k - 1); the fourth is refused; nothing executes
 	 * meanwhile since the peer has no receive (RNR wait). */
