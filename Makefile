@@ -76,6 +76,12 @@ check:
 run:
 	$(Q)scripts/run
 
-.PHONY: all host-build check run bench bench-host bench-vm clean
+# Reliability: N plain boots of the test kernel, splats counted
+# (docs/reliability.md). Not timed, not part of check.
+N ?= 30
+boot-sweep:
+	$(Q)scripts/boot-sweep -n $(N)
+
+.PHONY: all host-build check run boot-sweep bench bench-host bench-vm clean
 clean:
 	rm -rf $(BUILD)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "acc.h"
+#include "traffic.h"
 
 struct reader_arg {
 	struct chan ready;
@@ -195,7 +196,107 @@ static void case_removal_under_load(void)
 	EXPECT_INT("insmod", run(cmd), 0);
 }
 
+/* ---- removal with traffic in flight ---------------------------------------- */
+
+/* The process's long-term pinned pages (VmPin of /proc/self/status), in kB. */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+struct flow {
+	struct ep a, b;		/* RC pair: uverbs0 -> uverbs1 */
+	int stop;
+	long moved;		/* messages received and checked */
+	int bad;		/* an errno or status that removal does not explain */
+	int saw_eio;
+};
+
+/* Sends 4 KiB messages a -> b, one receive posted per message, until a
+ * command says EIO (the device is gone). Completions before that succeed or
+ * are flushed. */
+static void *flow_thread(void *arg)
+{
+	struct flow *f = arg;
+	struct xqp_sge sge = { (uintptr_t)f->a.buf, 4096, f->a.mr->lkey };
+	struct xqp_send_wr w = { .sg_list = &sge, .num_sge = 1, .opcode = XQP_WR_SEND,
+				 .send_flags = XQP_SEND_SIGNALED };
+	struct xqp_wc wc;
+	int err = 0, r;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
+		w.wr_id = (uint64_t)f->moved;
+		err = post_recv1(f->b.qp, w.wr_id, f->b.buf, 4096, f->b.mr->lkey);
+		if (!err)
+			err = post_send1(f->a.qp, &w);
+		for (int cq = 0; !err && cq < 2; cq++) {
+			int tries = 20000;	/* 2 s */
+
+			while ((r = xqp_poll_cq(cq ? f->b.cq : f->a.cq, 1, &wc)) == 0 &&
+			       --tries)
+				usleep(100);
+			if (r < 0)
+				err = -r;
+			else if (r == 0)
+				err = ETIMEDOUT;
+			else if (wc.status != XQP_WC_SUCCESS && wc.status != XQP_WC_WR_FLUSH_ERR)
+				err = EPROTO;
+		}
+		if (err)
+			break;
+		f->moved++;
+	}
+	if (err == EIO)
+		__atomic_store_n(&f->saw_eio, 1, __ATOMIC_RELAXED);
+	else if (err)
+		__atomic_store_n(&f->bad, err, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void case_removal_under_traffic(void)
+{
+	struct flow f = { 0 };
+	pthread_t t;
+	char cmd[256];
+	long pinned;
+
+	ep_open(&f.a, g_dev, 64);
+	ep_open(&f.b, second_dev(), 64);
+	f.a.qp = ep_qp(&f.a, XQP_QPT_RC, NULL, 8, 8);
+	f.b.qp = ep_qp(&f.b, XQP_QPT_RC, NULL, 8, 8);
+	connect_pair(&f.a, &f.b, NULL);
+	pinned = vm_pin_kb();
+	EXPECT_INT("mrs_pinned", pinned >= 2 * BUF_LEN / 1024, 1);
+	pthread_create(&t, NULL, flow_thread, &f);
+	usleep(300 * 1000);
+	snprintf(cmd, sizeof(cmd), "rmmod %s", g_soft_module);
+	EXPECT_INT("rmmod_under_traffic", run(cmd), 0);
+	usleep(200 * 1000);
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	EXPECT_INT("traffic_flowed", f.moved > 0, 1);
+	EXPECT("only_clean_errnos", f.bad, 0);
+	EXPECT_INT("sender_saw_eio", f.saw_eio, 1);
+	/* the device's removal gave the pinned pages back, files still open */
+	EXPECT_INT("pages_unpinned", vm_pin_kb(), 0);
+	ep_close(&f.a);
+	ep_close(&f.b);
+	snprintf(cmd, sizeof(cmd), "insmod /lib/xqp/%s.ko devices=2", g_soft_module);
+	EXPECT_INT("insmod", run(cmd), 0);
+}
+
 const struct acc_case acc_cases_removal[] = {
+	{ "removal_under_traffic", case_removal_under_traffic, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
 	{ "removal_with_open_files", case_removal, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
 	{ "removal_under_load", case_removal_under_load, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
