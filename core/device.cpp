@@ -68,30 +68,6 @@ extern "C" int xqp_query_device(struct xqp_device *dev, struct xqp_device_attr *
 	return dev->ops->query_device(dev->drv, attr);
 }
 
-/**
- * xqp_query_port - a port's attributes (ib_query_port).
- * @dev: the device.
- * @port: the port number, 1..phys_port_cnt (rdma_is_port_valid()); the
- *	  count is the one query_device reported at registration.
- * @attr: filled by the driver (zeroed first).
- *
- * Context: may sleep.
- * Return: 0, -EIO for a removed device, -EINVAL for a port the device does
- * not have, -EOPNOTSUPP if the driver cannot tell, or the driver's error.
- */
-extern "C" int xqp_query_port(struct xqp_device *dev, xqp_u32 port,
-			      struct xqp_port_attr *attr)
-{
-	if (!dev->alive())
-		return -XQP_EIO;
-	if (port < 1 || port > dev->phys_port_cnt)
-		return -XQP_EINVAL;
-	*attr = xqp_port_attr{};
-	if (!dev->ops->query_port)
-		return -XQP_EOPNOTSUPP;
-	return dev->ops->query_port(dev->drv, port, attr);
-}
-
 /* Destroys the driver side of every object on @list, keeping the core side. */
 template <typename T>
 static void detach_list(xqp_device *dev, RcuList &list, int (*destroy)(void *, void *))

@@ -14,6 +14,8 @@ EXPORT_SYMBOL_GPL(xqp_cq_event);
 EXPORT_SYMBOL_GPL(xqp_srq_event);
 EXPORT_SYMBOL_GPL(xqp_query_device);
 EXPORT_SYMBOL_GPL(xqp_query_port);
+EXPORT_SYMBOL_GPL(xqp_query_gid);
+EXPORT_SYMBOL_GPL(xqp_query_pkey);
 EXPORT_SYMBOL_GPL(xqp_device_name);
 EXPORT_SYMBOL_GPL(xqp_alloc_pd);
 EXPORT_SYMBOL_GPL(xqp_dealloc_pd);

@@ -67,6 +67,45 @@ void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16])
 		gid[8 + i] = (xqp_u8)(soft->node_guid >> (56 - 8 * i));
 }
 
+/**
+ * soft_query_gid - the GID table of the port: one entry, soft_fabric_gid().
+ * @drv: the device.
+ * @port: the port (the core has checked it).
+ * @index: the entry.
+ * @gid: filled.
+ *
+ * Return: 0, or -EINVAL past the table.
+ */
+int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
+{
+	(void)port;
+	if (index < 0 || index >= SOFT_GID_TBL_LEN)
+		return -XQP_EINVAL;
+	soft_fabric_gid(drv, gid);
+	return 0;
+}
+
+/**
+ * soft_query_pkey - the P_Key table of the port: the default P_Key 0xffff
+ * at index 0, the other max_pkeys - 1 entries empty (0).
+ * @drv: the device.
+ * @port: the port (the core has checked it).
+ * @index: the entry.
+ * @pkey: filled.
+ *
+ * Return: 0, or -EINVAL past the table.
+ */
+int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey)
+{
+	const struct xqp_soft *soft = drv;
+
+	(void)port;
+	if (index >= soft->lim.max_pkeys)
+		return -XQP_EINVAL;
+	*pkey = index == 0 ? 0xffff : 0;
+	return 0;
+}
+
 static int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b)
 {
 	int i;

@@ -1111,6 +1111,8 @@ void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next)
 static const struct xqp_device_ops soft_ops = {
 	.query_device	= soft_query_device,
 	.query_port	= soft_query_port,
+	.query_gid	= soft_query_gid,
+	.query_pkey	= soft_query_pkey,
 	.alloc_pd	= soft_alloc_pd,
 	.dealloc_pd	= soft_dealloc_pd,
 	.create_cq	= soft_create_cq,

@@ -226,6 +226,8 @@ void soft_fabric_leave(struct xqp_soft *soft);
 /* The device an address vector reaches, with a QP reference; NULL if none. */
 struct soft_qp *soft_fabric_find_qp(const struct xqp_ah_attr *av, xqp_u32 qp_num);
 void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16]);
+int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16]);
+int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 
 /* ---- mr.c ---- */
 struct soft_mr;

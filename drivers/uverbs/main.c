@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "uverbs.h"
+#include "export.h"
 #include "../../uapi/xqp_uverbs.h"
 
 #define XQP_UVERBS_MAX_DEVICES	32
@@ -555,6 +556,26 @@ struct xqp_client xqp_uverbs_client = {
 	.add = xqp_uverbs_add,
 	.remove = xqp_uverbs_remove,
 };
+
+/**
+ * xqp_uverbs_get_device - the device behind /dev/xqp/uverbsN, referenced.
+ * @xdev: an xqp device.
+ *
+ * For another client's add() (clients are added in registration order, so
+ * the char device exists by then) and anything it holds until its remove()
+ * (called before this client's).
+ *
+ * Context: may sleep.
+ * Return: the struct device (put_device() it), or NULL if @xdev has no
+ * char device.
+ */
+struct device *xqp_uverbs_get_device(struct xqp_device *xdev)
+{
+	struct xqp_uverbs_device *udev = xqp_get_client_data(xdev, &xqp_uverbs_client);
+
+	return udev ? get_device(&udev->dev) : NULL;
+}
+EXPORT_SYMBOL_GPL(xqp_uverbs_get_device);
 
 int xqp_uverbs_init(void)
 {

@@ -109,6 +109,32 @@ TEST_F(Traffic, DevicesHaveDistinctLidsAndActivePorts)
 	EXPECT_EQ(pa.lid, lid(a));
 }
 
+TEST_F(Traffic, GidAndPkeyTablesMatchThePort)
+{
+	xqp_port_attr pa = {};
+	xqp_device_attr da = {};
+	ASSERT_EQ(xqp_query_port(a.dev, 1, &pa), 0);
+	ASSERT_EQ(xqp_query_device(a.dev, &da), 0);
+	ASSERT_EQ(pa.gid_tbl_len, 1u);
+	xqp_u8 gid[16] = {}, want[16] = {0xfe, 0x80};
+	for (int i = 0; i < 8; i++)
+		want[8 + i] = static_cast<xqp_u8>(da.node_guid >> (56 - 8 * i));
+	ASSERT_EQ(xqp_query_gid(a.dev, 1, 0, gid), 0);
+	EXPECT_EQ(memcmp(gid, want, 16), 0);
+	EXPECT_EQ(xqp_query_gid(a.dev, 1, static_cast<int>(pa.gid_tbl_len), gid), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_gid(a.dev, 1, -1, gid), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_gid(a.dev, 2, 0, gid), -XQP_EINVAL);
+
+	xqp_u16 pkey = 1;
+	ASSERT_EQ(pa.pkey_tbl_len, 64);
+	ASSERT_EQ(xqp_query_pkey(a.dev, 1, 0, &pkey), 0);
+	EXPECT_EQ(pkey, 0xffff);
+	ASSERT_EQ(xqp_query_pkey(a.dev, 1, pa.pkey_tbl_len - 1, &pkey), 0);
+	EXPECT_EQ(pkey, 0);
+	EXPECT_EQ(xqp_query_pkey(a.dev, 1, pa.pkey_tbl_len, &pkey), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_pkey(a.dev, 0, 0, &pkey), -XQP_EINVAL);
+}
+
 TEST_F(Traffic, RcSendArrivesWithEveryCompletionField)
 {
 	xqp_qp *qa, *qb;

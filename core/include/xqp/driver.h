@@ -140,6 +140,13 @@ struct xqp_device_ops {
 	int (*modify_srq)(void *drv, void *drv_srq, struct xqp_srq_attr *attr,
 			  int mask);
 	int (*query_srq)(void *drv, void *drv_srq, struct xqp_srq_attr *attr);
+	/*
+	 * The port's GID and P_Key tables (gid_tbl_len / pkey_tbl_len entries,
+	 * as query_port reports); the core has checked @port. An index past
+	 * the table: -EINVAL. May sleep.
+	 */
+	int (*query_gid)(void *drv, xqp_u32 port, int index, xqp_u8 gid[16]);
+	int (*query_pkey)(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 };
 
 /**

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Ports: attributes, GID and P_Key tables (ib_query_port(), ib_query_gid(),
+ * ib_query_pkey()). */
+#include "objects.h"
+
+using namespace xqp;
+
+/* 0 if @port is one of the device's ports and the device is still there. */
+static int port_usable(xqp_device *dev, xqp_u32 port)
+{
+	if (!dev->alive())
+		return -XQP_EIO;
+	if (port < 1 || port > dev->phys_port_cnt)
+		return -XQP_EINVAL;
+	return 0;
+}
+
+/**
+ * xqp_query_port - a port's attributes (ib_query_port).
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt (rdma_is_port_valid()); the
+ *	  count is the one query_device reported at registration.
+ * @attr: filled by the driver (zeroed first).
+ *
+ * Context: may sleep.
+ * Return: 0, -EIO for a removed device, -EINVAL for a port the device does
+ * not have, -EOPNOTSUPP if the driver cannot tell, or the driver's error.
+ */
+extern "C" int xqp_query_port(struct xqp_device *dev, xqp_u32 port,
+			      struct xqp_port_attr *attr)
+{
+	int ret = port_usable(dev, port);
+
+	if (ret)
+		return ret;
+	*attr = xqp_port_attr{};
+	if (!dev->ops->query_port)
+		return -XQP_EOPNOTSUPP;
+	return dev->ops->query_port(dev->drv, port, attr);
+}
+
+/**
+ * xqp_query_gid - one entry of a port's GID table.
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt.
+ * @index: the entry, 0..gid_tbl_len-1 (xqp_query_port()).
+ * @gid: filled with the 16 bytes of the GID, network order.
+ *
+ * Context: may sleep.
+ * Return: 0, -EIO for a removed device, -EINVAL for a port or index the
+ * device does not have, -EOPNOTSUPP if the driver cannot tell.
+ */
+extern "C" int xqp_query_gid(struct xqp_device *dev, xqp_u32 port, int index,
+			     xqp_u8 gid[16])
+{
+	int ret = port_usable(dev, port);
+
+	if (ret)
+		return ret;
+	if (index < 0)
+		return -XQP_EINVAL;
+	if (!dev->ops->query_gid)
+		return -XQP_EOPNOTSUPP;
+	return dev->ops->query_gid(dev->drv, port, index, gid);
+}
+
+/**
+ * xqp_query_pkey - one entry of a port's P_Key table.
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt.
+ * @index: the entry, 0..pkey_tbl_len-1 (xqp_query_port()).
+ * @pkey: filled with the P_Key (0 for an empty entry).
+ *
+ * Context: may sleep.
+ * Return: as xqp_query_gid().
+ */
+extern "C" int xqp_query_pkey(struct xqp_device *dev, xqp_u32 port, xqp_u16 index,
+			      xqp_u16 *pkey)
+{
+	int ret = port_usable(dev, port);
+
+	if (ret)
+		return ret;
+	if (!dev->ops->query_pkey)
+		return -XQP_EOPNOTSUPP;
+	return dev->ops->query_pkey(dev->drv, port, index, pkey);
+}
