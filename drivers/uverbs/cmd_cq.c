@@ -27,8 +27,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 		return ret;
 	if (req.comp_vector >= XQP_UVERBS_NUM_COMP_VECTORS)
 		return -EINVAL;
-	if (req.reserved)
-		return -EINVAL;
+	/* reserved is not looked at, as Linux */
 	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_CQ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);

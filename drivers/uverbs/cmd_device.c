@@ -10,15 +10,6 @@
 
 #include "uverbs.h"
 
-/* xqp's reserved fields must be zero (Linux ignores them: a divergence). */
-static bool mem_is_zero_u8(const u8 *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return false;
-	return true;
-}
-
 int xqp_cmd_get_context(struct xqp_cmd *cmd)
 {
 	struct xqp_ufile *file = cmd->ufile;
@@ -132,8 +123,7 @@ int xqp_cmd_query_port(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	if (!mem_is_zero_u8(req.reserved, sizeof(req.reserved)))
-		return -EINVAL;
+	/* reserved is not looked at, as Linux */
 	/* -EINVAL outside 1..phys_port_cnt, as rdma_is_port_valid() */
 	ret = xqp_query_port(cmd->xdev, req.port_num, &attr);
 	if (ret)

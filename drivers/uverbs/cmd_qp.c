@@ -78,8 +78,7 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 	ret = qp_type_check(req.qp_type);
 	if (ret)
 		return ret;
-	if (req.reserved)
-		return -EINVAL;
+	/* reserved is not looked at, as Linux */
 	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_QP);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
@@ -185,15 +184,13 @@ int xqp_cmd_open_qp(struct xqp_cmd *cmd)
 	struct xqp_uobj *uobj;
 	struct xqp_uqp *uqp;
 	struct xqp_qp *qp;
-	unsigned int i;
 	int ret;
 
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	for (i = 0; i < sizeof(req.reserved); i++)
-		if (req.reserved[i])
-			return -EINVAL;
+	/* reserved is not looked at, as Linux (libibverbs leaves it as the
+	 * provider's buffer had it) */
 	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_QP);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
@@ -364,8 +361,7 @@ int xqp_cmd_modify_qp(struct xqp_cmd *cmd)
 		return ret;
 	if (req.attr_mask & ~XQP_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
-	if (req.reserved[0] || req.reserved[1])
-		return -EINVAL;
+	/* reserved is not looked at, as Linux */
 
 	attr = kzalloc(2 * sizeof(*attr), GFP_KERNEL);
 	if (!attr)
@@ -488,8 +484,7 @@ int xqp_cmd_destroy_qp(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	if (req.reserved)
-		return -EINVAL;
+	/* reserved is not looked at, as Linux */
 	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_QP, req.qp_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);

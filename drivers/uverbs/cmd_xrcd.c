@@ -359,8 +359,7 @@ int xqp_cmd_destroy_srq(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	if (req.reserved)
-		return -EINVAL;
+	/* reserved is not looked at, as Linux */
 	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_SRQ, req.srq_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
