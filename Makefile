@@ -4,7 +4,8 @@
 #                KUnit in the test kernel, smoke on Debian's kernel; ends with
 #                one line "N passed, N failed"
 #   make bench   benchmarks: the core on the host, then xqp against Linux's
-#                ib_core through uverbs in QEMU (make bench-vm)
+#                ib_core through uverbs in QEMU (make bench-vm), then the data
+#                path between two processes in QEMU (make bench-traffic)
 # Internal targets are listed in README.md.
 
 SHELL := /bin/bash
@@ -52,6 +53,7 @@ $(BUILD)/host/bench/xqp-bench: $(BENCH_OBJS)
 bench:
 	$(Q)$(MAKE) --no-print-directory bench-host
 	$(Q)$(MAKE) --no-print-directory bench-vm
+	$(Q)$(MAKE) --no-print-directory bench-traffic
 
 bench-host: $(BUILD)/host/bench/xqp-bench
 	$(Q)mkdir -p $(BUILD)/bench
@@ -61,6 +63,12 @@ bench-host: $(BUILD)/host/bench/xqp-bench
 # QEMU (scripts/bench-vm; one VM at a time; build/bench/vm-results.txt).
 bench-vm:
 	$(Q)scripts/bench-vm
+
+# SEND latency and rate, RDMA WRITE bandwidth, RC and XRC, between two
+# processes on two soft devices, test kernel + Debian 6.12 in QEMU
+# (scripts/bench-traffic; build/bench/traffic-results.txt).
+bench-traffic:
+	$(Q)scripts/bench-traffic
 
 host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
 
@@ -76,12 +84,19 @@ check:
 run:
 	$(Q)scripts/run
 
+# Modules, provider, udev rule, libxqpverbs (scripts/install; DESTDIR, KVER,
+# PREFIX).
+install:
+	$(Q)scripts/install install
+uninstall:
+	$(Q)scripts/install uninstall
+
 # Reliability: N plain boots of the test kernel, splats counted
 # (docs/reliability.md). Not timed, not part of check.
 N ?= 30
 boot-sweep:
 	$(Q)scripts/boot-sweep -n $(N)
 
-.PHONY: all host-build check run boot-sweep bench bench-host bench-vm clean
+.PHONY: all host-build check run install uninstall boot-sweep bench bench-host bench-vm bench-traffic clean
 clean:
 	rm -rf $(BUILD)
