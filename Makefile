@@ -91,12 +91,21 @@ install:
 uninstall:
 	$(Q)scripts/install uninstall
 
+# DKMS (dkms.conf, scripts/dkms): install for KVER (default: running kernel),
+# remove, or check against Debian's 6.12 and 6.1 kernels (part of check).
+dkms-install:
+	$(Q)scripts/dkms install $(KVER)
+dkms-remove:
+	$(Q)scripts/dkms remove
+dkms-check:
+	$(Q)scripts/dkms check
+
 # Reliability: N plain boots of the test kernel, splats counted
 # (docs/reliability.md). Not timed, not part of check.
 N ?= 30
 boot-sweep:
 	$(Q)scripts/boot-sweep -n $(N)
 
-.PHONY: all host-build check run install uninstall boot-sweep bench bench-host bench-vm bench-traffic clean
+.PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic clean
 clean:
 	rm -rf $(BUILD)
