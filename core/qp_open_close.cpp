@@ -49,6 +49,38 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 	return h->c();
 }
 
+/*
+ * Closes @h when its device is gone: the real QP was detached from the
+ * driver at unregistration (qp->drv cleared under the XRCD's mutex) and
+ * nobody can open it any more, so its last handle, closed or destroyed,
+ * takes it out of its XRCD and frees it, as unregistration itself reclaims
+ * a QP whose handles were all closed before. The XRCD's mutex is taken
+ * first, as the lock order wants (XRCD mutex, then the QP's lock).
+ */
+static void close_detached(Handle *h)
+{
+	RealQp *real = h->real;
+	xqp_xrcd *xrcd = real->xrcd;
+	bool last;
+
+	xqp_might_sleep();
+	{
+		auto table = xrcd->table.lock();
+		auto s = real->shared.lock();
+		h->unlink(*s);
+		last = s->handle_count == 0 && !real->drv && s->life == Life::live;
+		if (last) {
+			s->life = Life::dying;
+			table->erase(real->qp_num, real);
+		}
+	}
+	h->retire();
+	if (last) {
+		xrcd->usecnt.dec();
+		real->free_after_grace();
+	}
+}
+
 /**
  * xqp_close_qp - close a handle (ib_close_qp).
  *
@@ -56,8 +88,12 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
  * handler is not running and will not be called again. The real QP is never
  * destroyed here, even when this was its last handle: like Linux, it stays in
  * its XRCD (openable again) until destroyed through a handle, the XRCD's
- * users are gone and the device goes away.
+ * users are gone and the device goes away. Once the device is gone (after
+ * xqp_unregister_device()) nothing can open it again, and its last handle
+ * frees it, whether closed or destroyed.
  *
+ * Context: any on a live device; may sleep once the device is gone (the
+ * XRCD's mutex is taken then).
  * Return: 0, or -EINVAL for a real QP.
  */
 extern "C" int xqp_close_qp(struct xqp_qp *qp)
@@ -65,6 +101,10 @@ extern "C" int xqp_close_qp(struct xqp_qp *qp)
 	if (!is_handle(qp))
 		return -XQP_EINVAL;
 	Handle *h = Handle::from(qp);
+	if (!h->real->dev->alive()) {
+		close_detached(h);
+		return 0;
+	}
 	h->unlink(*h->real->shared.lock());
 	h->retire();
 	return 0;
