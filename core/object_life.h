@@ -12,14 +12,19 @@
 
 namespace xqp {
 
-/* @make(obj) asks the driver and returns 0 or a negative errno. */
-template <typename T, typename Make>
-T *make_tracked(xqp_device *dev, bool has_op, RcuList xqp_device_objects::*list,
+/*
+ * @op is the driver op @make calls; it is looked at only once the device is
+ * known to be alive: after unregistration the ops table may be gone with
+ * the driver's module. @make(obj) asks the driver and returns 0 or a
+ * negative errno.
+ */
+template <typename T, typename Op, typename Make>
+T *make_tracked(xqp_device *dev, Op xqp_device_ops::*op, RcuList xqp_device_objects::*list,
 		Make make)
 {
 	if (!dev->alive())
 		return err_ptr<T>(-XQP_EIO);
-	if (!has_op)
+	if (!(dev->ops->*op))
 		return err_ptr<T>(-XQP_EOPNOTSUPP);
 	T *obj = new (Gfp::kernel()) T;
 	if (!obj)

@@ -10,8 +10,8 @@ using namespace xqp;
  */
 extern "C" struct xqp_pd *xqp_alloc_pd(struct xqp_device *dev)
 {
-	return make_tracked<xqp_pd>(dev, dev->ops->alloc_pd, &xqp_device_objects::pds,
-				    [dev](xqp_pd *pd) {
+	return make_tracked<xqp_pd>(dev, &xqp_device_ops::alloc_pd,
+				    &xqp_device_objects::pds, [dev](xqp_pd *pd) {
 					    return dev->ops->alloc_pd(dev->drv, &pd->drv);
 				    });
 }
@@ -64,8 +64,8 @@ extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 {
 	int cqe = attr->cqe;
 
-	return make_tracked<xqp_cq>(dev, dev->ops->create_cq, &xqp_device_objects::cqs,
-				    [=](xqp_cq *cq) {
+	return make_tracked<xqp_cq>(dev, &xqp_device_ops::create_cq,
+				    &xqp_device_objects::cqs, [=](xqp_cq *cq) {
 					    cq->comp_handler = attr->comp_handler;
 					    cq->handler = attr->event_handler;
 					    cq->context = attr->cq_context;

@@ -11,12 +11,16 @@ using namespace xqp;
 
 namespace {
 
-/* The driver must offer the data path and the device must still be there. */
-int usable(const xqp_device *dev, bool has_op)
+/*
+ * The device must still be there and its driver must offer @op. The ops
+ * table is read only for a live device: after unregistration it may have
+ * gone with the driver's module.
+ */
+template <typename Op> int usable(const xqp_device *dev, Op xqp_device_ops::*op)
 {
 	if (!dev->alive())
 		return -XQP_EIO;
-	return has_op ? 0 : -XQP_EOPNOTSUPP;
+	return dev->ops->*op ? 0 : -XQP_EOPNOTSUPP;
 }
 
 template <typename Wr> int refuse_first(const Wr *wr, const Wr **bad_wr, int err)
@@ -47,7 +51,7 @@ extern "C" int xqp_post_send(struct xqp_qp *qp, const struct xqp_send_wr *wr,
 {
 	RealQp *real = real_of(qp);
 	xqp_device *dev = real->dev;
-	int ret = usable(dev, dev->ops->post_send);
+	int ret = usable(dev, &xqp_device_ops::post_send);
 
 	if (ret)
 		return refuse_first(wr, bad_wr, ret);
@@ -70,7 +74,7 @@ extern "C" int xqp_post_recv(struct xqp_qp *qp, const struct xqp_recv_wr *wr,
 {
 	RealQp *real = real_of(qp);
 	xqp_device *dev = real->dev;
-	int ret = usable(dev, dev->ops->post_recv);
+	int ret = usable(dev, &xqp_device_ops::post_recv);
 
 	if (ret)
 		return refuse_first(wr, bad_wr, ret);
@@ -93,7 +97,7 @@ extern "C" int xqp_post_srq_recv(struct xqp_srq *srq, const struct xqp_recv_wr *
 				 const struct xqp_recv_wr **bad_wr)
 {
 	xqp_device *dev = srq->dev;
-	int ret = usable(dev, dev->ops->post_srq_recv);
+	int ret = usable(dev, &xqp_device_ops::post_srq_recv);
 
 	if (ret || !srq->drv)
 		return refuse_first(wr, bad_wr, ret ? ret : -XQP_EIO);
@@ -114,7 +118,7 @@ extern "C" int xqp_post_srq_recv(struct xqp_srq *srq, const struct xqp_recv_wr *
 extern "C" int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, int mask)
 {
 	xqp_device *dev = srq->dev;
-	int ret = usable(dev, dev->ops->modify_srq);
+	int ret = usable(dev, &xqp_device_ops::modify_srq);
 
 	if (ret)
 		return ret;
@@ -134,7 +138,7 @@ extern "C" int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, in
 extern "C" int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr)
 {
 	xqp_device *dev = srq->dev;
-	int ret = usable(dev, dev->ops->query_srq);
+	int ret = usable(dev, &xqp_device_ops::query_srq);
 
 	if (ret)
 		return ret;
@@ -155,7 +159,7 @@ extern "C" int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr)
 extern "C" int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc)
 {
 	xqp_device *dev = cq->dev;
-	int ret = usable(dev, dev->ops->poll_cq);
+	int ret = usable(dev, &xqp_device_ops::poll_cq);
 
 	if (ret)
 		return ret;
@@ -178,7 +182,7 @@ extern "C" int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc
 extern "C" int xqp_req_notify_cq(struct xqp_cq *cq, int flags)
 {
 	xqp_device *dev = cq->dev;
-	int ret = usable(dev, dev->ops->req_notify_cq);
+	int ret = usable(dev, &xqp_device_ops::req_notify_cq);
 	int how = flags & XQP_CQ_SOLICITED_MASK;
 
 	if (ret)
@@ -201,7 +205,7 @@ extern "C" int xqp_req_notify_cq(struct xqp_cq *cq, int flags)
 extern "C" int xqp_resize_cq(struct xqp_cq *cq, int cqe)
 {
 	xqp_device *dev = cq->dev;
-	int ret = usable(dev, dev->ops->resize_cq);
+	int ret = usable(dev, &xqp_device_ops::resize_cq);
 	int granted = cqe;
 
 	if (ret)

@@ -40,7 +40,7 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 		return err_ptr<xqp_srq>(-XQP_EINVAL);
 
 	xqp_srq *srq = make_tracked<xqp_srq>(
-		dev, dev->ops->create_srq, &xqp_device_objects::srqs, [&](xqp_srq *s) {
+		dev, &xqp_device_ops::create_srq, &xqp_device_objects::srqs, [&](xqp_srq *s) {
 			s->pd = pd;
 			s->type = xrc ? XQP_SRQT_XRC : XQP_SRQT_BASIC;
 			s->cq = xrc ? attr->cq : nullptr;

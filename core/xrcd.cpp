@@ -10,7 +10,7 @@ using namespace xqp;
  */
 extern "C" struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev)
 {
-	return make_tracked<xqp_xrcd>(dev, dev->ops->alloc_xrcd,
+	return make_tracked<xqp_xrcd>(dev, &xqp_device_ops::alloc_xrcd,
 				      &xqp_device_objects::xrcds, [dev](xqp_xrcd *x) {
 					      return dev->ops->alloc_xrcd(dev->drv, &x->drv);
 				      });

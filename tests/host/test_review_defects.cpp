@@ -42,3 +42,95 @@ TEST_F(Core, ReviewDefect2_DetachedSharedQpGoesWithItsLastHandle)
 	EXPECT_EQ(xqp_xrcd_usecnt(x3), 0u);
 	EXPECT_EQ(xqp_dealloc_xrcd(x3), 0);
 }
+
+/*
+ * Defect 4: a kernel client that still holds objects of a device whose
+ * driver module is gone calls verbs on them: each answers -EIO without
+ * reading the driver's ops table, which went with the module. The table
+ * lives on its own page here, made unreadable after unregistration (a
+ * read faults: SIGSEGV in any build, and ASan names the reader).
+ */
+TEST_F(Core, ReviewDefect4_VerbsAfterTheDriverIsGoneReturnEio)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	void *mem = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	ASSERT_NE(mem, MAP_FAILED);
+	auto *ops = static_cast<xqp_device_ops *>(mem);
+	*ops = *xqp_soft_ops();
+	/* a second core device on the fixture's soft device: the "module" */
+	xqp_device *d = xqp_register_device("xqp_gone", ops, soft_);
+	ASSERT_FALSE(xqp_is_err(d));
+
+	xqp_pd *pd = xqp_alloc_pd(d);
+	xqp_cq *cq = xqp_create_cq(d, 4, nullptr, nullptr);
+	xqp_xrcd *x = xqp_alloc_xrcd(d);
+	ASSERT_FALSE(xqp_is_err(pd) || xqp_is_err(cq) || xqp_is_err(x));
+	xqp_srq_init_attr sa = {};
+	sa.attr.max_wr = 4;
+	sa.attr.max_sge = 1;
+	sa.srq_type = XQP_SRQT_BASIC;
+	xqp_srq *srq = xqp_create_srq(pd, &sa);
+	ASSERT_FALSE(xqp_is_err(srq));
+	xqp_qp_init_attr qa = {};
+	qa.qp_type = XQP_QPT_RC;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qa.cap.max_send_wr = 1;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	xqp_qp *qp = xqp_create_qp_user(d, pd, &qa, nullptr, nullptr, "t");
+	ASSERT_FALSE(xqp_is_err(qp));
+
+	xqp_unregister_device(d);	/* the driver's module unloads next */
+	ASSERT_EQ(mprotect(mem, page, PROT_NONE), 0);
+
+	/* creation on the device and on its objects */
+	EXPECT_EQ(xqp_ptr_err(xqp_alloc_pd(d)), -XQP_EIO);
+	EXPECT_EQ(xqp_ptr_err(xqp_create_cq(d, 4, nullptr, nullptr)), -XQP_EIO);
+	EXPECT_EQ(xqp_ptr_err(xqp_alloc_xrcd(d)), -XQP_EIO);
+	EXPECT_EQ(xqp_ptr_err(xqp_create_srq(pd, &sa)), -XQP_EIO);
+	sa.srq_type = XQP_SRQT_XRC;
+	sa.cq = cq;
+	sa.xrcd = x;
+	EXPECT_EQ(xqp_ptr_err(xqp_create_srq(pd, &sa)), -XQP_EIO);
+	EXPECT_EQ(xqp_ptr_err(xqp_create_qp_user(d, pd, &qa, nullptr, nullptr, "t")), -XQP_EIO);
+	xqp_device_attr da = {};
+	EXPECT_EQ(xqp_query_device(d, &da), -XQP_EIO);
+	xqp_ah_attr aa = {};
+	aa.port_num = 1;
+	EXPECT_EQ(xqp_ptr_err(xqp_create_ah(pd, &aa)), -XQP_EIO);
+	static char buf[64];
+	EXPECT_EQ(xqp_ptr_err(xqp_reg_kernel_mr(pd, buf, sizeof(buf), XQP_ACCESS_LOCAL_WRITE)),
+		  -XQP_EIO);
+
+	/* the data path on objects the client holds */
+	xqp_send_wr swr = {};
+	const xqp_send_wr *bad_s = nullptr;
+	EXPECT_EQ(xqp_post_send(qp, &swr, &bad_s), -XQP_EIO);
+	xqp_recv_wr rwr = {};
+	const xqp_recv_wr *bad_r = nullptr;
+	EXPECT_EQ(xqp_post_recv(qp, &rwr, &bad_r), -XQP_EIO);
+	EXPECT_EQ(xqp_post_srq_recv(srq, &rwr, &bad_r), -XQP_EIO);
+	xqp_wc wc[1];
+	EXPECT_EQ(xqp_poll_cq(cq, 1, wc), -XQP_EIO);
+	EXPECT_EQ(xqp_req_notify_cq(cq, XQP_CQ_NEXT_COMP), -XQP_EIO);
+	EXPECT_EQ(xqp_resize_cq(cq, 8), -XQP_EIO);
+	xqp_srq_attr s = {};
+	EXPECT_EQ(xqp_modify_srq(srq, &s, XQP_SRQ_LIMIT), -XQP_EIO);
+	EXPECT_EQ(xqp_query_srq(srq, &s), -XQP_EIO);
+	xqp_qp_attr a = {};
+	a.qp_state = XQP_QPS_INIT;
+	EXPECT_EQ(xqp_modify_qp(qp, &a, XQP_QP_STATE), -XQP_EIO);
+	EXPECT_EQ(xqp_query_qp(qp, &a, XQP_QP_STATE, nullptr), -XQP_EIO);
+
+	/* destroy/dealloc only free the core objects; the last frees the device */
+	EXPECT_EQ(xqp_destroy_qp(qp), 0);
+	EXPECT_EQ(xqp_destroy_srq(srq), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+	xqp_rcu_barrier();
+	munmap(mem, page);
+}
