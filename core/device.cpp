@@ -108,10 +108,29 @@ static void detach_xrc_tgt(xqp_device *dev, xqp_xrcd *xrcd)
 }
 
 /*
+ * Strays (objects.h) have no owner: they go with their driver side. One at
+ * a time, off the list before it is freed (a walk would read the freed
+ * node's next: no RCU read side is held here, the driver may sleep).
+ */
+static void detach_strays(xqp_device *dev, xqp_device_objects &objs)
+{
+	while (RealQp *qp = first_stray(objs, nullptr)) {
+		XQP_WARN_ON(dev->ops->destroy_qp(dev->drv, qp->drv));
+		qp->drv = nullptr;
+		RcuList::del(&qp->dev_node);
+		objs.count--;
+		qp->xrcd->usecnt.dec();
+		qp->free_after_grace();
+	}
+}
+
+/*
  * Detach every driver object, dependents first: QPs (the XRC_TGT ones through
- * their XRCD tables), SRQs, MRs, CQs, XRCDs, PDs (AHs have no driver side). The core objects stay allocated
- * for their owners, whose later calls get -EIO, and whose destroy/close/
- * dealloc frees them. The caller guarantees no verb runs concurrently.
+ * their XRCD tables, and the strays), SRQs, MRs, CQs, XRCDs, PDs (AHs have
+ * no driver side). The core objects stay allocated for their owners, whose
+ * later calls get -EIO, and whose destroy/close/dealloc frees them (strays
+ * have no owner: they are freed here). The caller guarantees no verb runs
+ * concurrently.
  */
 static void detach_all(xqp_device *dev)
 {
@@ -120,6 +139,7 @@ static void detach_all(xqp_device *dev)
 
 	detach_list<RealQp>(dev, objs->qps, ops->destroy_qp);
 	objs->xrcds.for_each([&](ListNode *n) { detach_xrc_tgt(dev, from_dev_node<xqp_xrcd>(n)); });
+	detach_strays(dev, *objs);
 	detach_list<xqp_srq>(dev, objs->srqs, ops->destroy_srq);
 	detach_mrs(dev, objs->mrs);
 	detach_list<xqp_cq>(dev, objs->cqs, ops->destroy_cq);

@@ -32,9 +32,14 @@ struct xqp_qp {
 	enum class Kind : xqp::u8 { real = 0x51, handle = 0x48 } kind;
 };
 
-/* Top-level objects a device tears down when it is unregistered. */
+/*
+ * Top-level objects a device tears down when it is unregistered. strays:
+ * XRC_TGT QPs whose publication failed and that the driver then refused to
+ * destroy (qp_create.cpp); nobody holds them, the core asks the driver again
+ * when their XRCD is deallocated and at unregistration.
+ */
 struct xqp_device_objects {
-	xqp::RcuList pds, cqs, srqs, xrcds, qps, mrs, ahs;
+	xqp::RcuList pds, cqs, srqs, xrcds, qps, mrs, ahs, strays;
 	xqp::u32 count;
 };
 
@@ -147,7 +152,7 @@ struct RealQp : Allocated, Pinned {
 	void *context;
 	void *uobj;
 	SpinLock<QpShared> shared{XQP_LOCK_QP};
-	ListNode dev_node;	/* non-XRC_TGT: on the device's list */
+	ListNode dev_node;	/* non-XRC_TGT: on the device's list; a stray: on strays */
 	xqp_rcu_head rcu;
 
 	static RealQp *from(xqp_qp *qp) { return reinterpret_cast<RealQp *>(qp); }
@@ -189,6 +194,11 @@ void registry_remove(xqp_device *dev);
 
 /* Drops what an ordinary QP took on its PD, CQs and SRQ at creation. */
 void qp_uses_put(RealQp *qp);
+
+/* Destroys the strays of @xrcd (qp_destroy.cpp): 0, or the driver's error. */
+int reap_strays(xqp_xrcd *xrcd);
+/* The first stray of @xrcd (of any XRCD if null); the device mutex held. */
+RealQp *first_stray(xqp_device_objects &objs, xqp_xrcd *xrcd);
 
 inline bool is_handle(const xqp_qp *qp) { return qp->kind == xqp_qp::Kind::handle; }
 

@@ -110,12 +110,22 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 	return qp;
 }
 
-/* Undoes create_real() on a QP nobody else has seen. */
+/*
+ * Undoes create_real() on an XRC_TGT QP nobody else has seen. A driver may
+ * refuse the destroy; it then still has the QP and may report events on it
+ * with the core's cookie, so the core keeps the QP: counted in its XRCD (it
+ * is one of its real QPs), on the device's strays, asked for again when
+ * the XRCD is deallocated (xqp::reap_strays()) or the device goes.
+ */
 static void destroy_unpublished(RealQp *qp)
 {
 	xqp_device *dev = qp->dev;
 
-	XQP_WARN_ON(dev->ops->destroy_qp(dev->drv, qp->drv));
+	if (dev->ops->destroy_qp(dev->drv, qp->drv)) {
+		qp->xrcd->usecnt.inc();
+		dev->track(&qp->dev_node, &xqp_device_objects::strays);
+		return;
+	}
 	delete qp;
 	dev->put();
 }

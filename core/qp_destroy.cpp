@@ -29,6 +29,48 @@ static int destroy_xrc_tgt(RealQp *real)
 	return 0;	/* the caller frees it once nothing points at it */
 }
 
+RealQp *xqp::first_stray(xqp_device_objects &objs, xqp_xrcd *xrcd)
+{
+	RealQp *first = nullptr;
+
+	objs.strays.for_each([&](ListNode *n) {
+		RealQp *qp = from_dev_node<RealQp>(n);
+		if (!first && (!xrcd || qp->xrcd == xrcd))
+			first = qp;
+	});
+	return first;
+}
+
+/*
+ * The strays of @xrcd (see destroy_unpublished() in qp_create.cpp): each is
+ * taken off the device's list, destroyed in the driver without a lock held,
+ * and freed; one the driver refuses again goes back, and its error is
+ * returned.
+ */
+int xqp::reap_strays(xqp_xrcd *xrcd)
+{
+	xqp_device *dev = xrcd->dev;
+
+	for (;;) {
+		RealQp *qp;
+		{
+			auto objs = dev->objects.lock();
+			qp = first_stray(*objs, xrcd);
+			if (!qp)
+				return 0;
+			RcuList::del(&qp->dev_node);
+			objs->count--;
+		}
+		int ret = driver_destroy(qp);
+		if (ret) {
+			dev->track(&qp->dev_node, &xqp_device_objects::strays);
+			return ret;
+		}
+		xrcd->usecnt.dec();
+		qp->free_after_grace();
+	}
+}
+
 /* Marks a handle-less @real dying; false while it has handles. */
 static bool claim_orphan(RealQp *real)
 {

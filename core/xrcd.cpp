@@ -18,13 +18,20 @@ extern "C" struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev)
 
 /**
  * xqp_dealloc_xrcd - free an XRC domain.
+ *
+ * First asks the driver again to destroy the QPs of the XRCD it refused to
+ * destroy when their creation failed (they count in usecnt meanwhile).
+ *
  * Return: 0; -EBUSY while usecnt != 0 (XRC_TGT QPs, XRC SRQs, inode users);
  * the driver's error (XRCD intact).
  */
 extern "C" int xqp_dealloc_xrcd(struct xqp_xrcd *xrcd)
 {
 	xqp_device *dev = xrcd->dev;
+	int ret = reap_strays(xrcd);
 
+	if (ret)
+		return ret;
 	return unmake_tracked(xrcd, [dev](void *drv) {
 		return dev->ops->dealloc_xrcd(dev->drv, drv);
 	});

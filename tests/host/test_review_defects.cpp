@@ -134,3 +134,111 @@ TEST_F(Core, ReviewDefect4_VerbsAfterTheDriverIsGoneReturnEio)
 	xqp_rcu_barrier();
 	munmap(mem, page);
 }
+
+/*
+ * Defect 5: creating an XRC_TGT QP fails after the driver made it (the
+ * creator's handle or a node of the XRCD's table cannot be allocated), and
+ * the driver then refuses to destroy it. The core must not free the QP the
+ * driver still reports events on: it keeps it, counted in its XRCD,
+ * without a warning (a driver may refuse), and asks the driver again when
+ * the XRCD is deallocated, or at unregistration.
+ */
+namespace {
+
+struct Events {
+	int calls = 0;
+};
+
+void count_event(xqp_event *, void *ctx)
+{
+	static_cast<Events *>(ctx)->calls++;
+}
+
+struct Attempt {
+	xqp_qp *h;
+	bool refused;	/* the driver was asked to destroy it and refused */
+};
+
+Attempt create_refusing_destroy(xqp_soft *soft, xqp_device *dev, xqp_qp_init_attr *init,
+				u32 qpn, int n)
+{
+	xqp_soft_set_qpn_cursor(soft, qpn);
+	xqp_u64 destroys = xqp_soft_op_calls(soft, XQP_SOFT_OP_DESTROY_QP);
+	xqp_soft_inject(soft, XQP_SOFT_OP_DESTROY_QP, -XQP_EBUSY, 0);
+	xqp_host_fail_alloc_after(n);
+	xqp_qp *h = xqp_create_qp_user(dev, nullptr, init, nullptr, nullptr, "t");
+	xqp_host_fail_alloc_after(-1);
+	bool asked = xqp_soft_op_calls(soft, XQP_SOFT_OP_DESTROY_QP) != destroys;
+	xqp_soft_inject(soft, XQP_SOFT_OP_DESTROY_QP, 0, 0);	/* disarm */
+	return {h, asked};
+}
+
+} // namespace
+
+TEST_F(Core, ReviewDefect5_RefusedDestroyOfAnUnpublishedQpKeepsIt)
+{
+	const u32 qpn = 0x4242;
+	Events ev;
+	xqp_qp_init_attr init = {};
+	init.qp_type = XQP_QPT_XRC_TGT;
+	init.event_handler = count_event;
+	init.qp_context = &ev;
+	int refused = 0, n = 0;
+
+	for (; n < 64; n++) {
+		xqp_xrcd *x = xrcd();	/* a fresh table: the insert allocates nodes */
+		init.xrcd = x;
+		Attempt a = create_refusing_destroy(soft_, dev(), &init, qpn, n);
+		if (!xqp_is_err(a.h)) {
+			EXPECT_EQ(xqp_destroy_qp(a.h), 0);
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+			break;
+		}
+		if (!a.refused) {	/* failed before the driver made it */
+			EXPECT_EQ(counts().qp, 0u);
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+			continue;
+		}
+		refused++;
+		SCOPED_TRACE(n);
+		EXPECT_EQ(xqp_ptr_err(a.h), -XQP_ENOMEM);
+		EXPECT_EQ(counts().qp, 1u) << "the driver still has it";
+		EXPECT_EQ(xqp_xrcd_usecnt(x), 1u) << "the kept QP counts in its XRCD";
+		EXPECT_EQ(xqp_ptr_err(open(x, qpn)), -XQP_EINVAL) << "never published";
+		/* refused again: the XRCD stays, intact */
+		xqp_soft_inject(soft_, XQP_SOFT_OP_DESTROY_QP, -XQP_EBUSY, 0);
+		EXPECT_EQ(xqp_dealloc_xrcd(x), -XQP_EBUSY);
+		EXPECT_EQ(counts().qp, 1u);
+		/* an event on it reaches no handler and no freed memory */
+		EXPECT_EQ(xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST), 0);
+		EXPECT_EQ(ev.calls, 0);
+		/* accepted: the QP goes, then the XRCD */
+		EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+		EXPECT_EQ(counts().qp, 0u);
+	}
+	EXPECT_LT(n, 64) << "the create never succeeded";
+	/* the creator's handle, the table's node */
+	EXPECT_GE(refused, 2) << "too few failures came after the driver's create";
+
+	/* kept at unregistration: it goes with the device */
+	for (n = 0; n < 64; n++) {
+		xqp_xrcd *x = xrcd();
+		init.xrcd = x;
+		Attempt a = create_refusing_destroy(soft_, dev(), &init, qpn, n);
+		if (!xqp_is_err(a.h)) {
+			ADD_FAILURE() << "no allocation failure came after the driver's create";
+			EXPECT_EQ(xqp_destroy_qp(a.h), 0);
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+			break;
+		}
+		if (!a.refused) {
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+			continue;
+		}
+		EXPECT_EQ(counts().qp, 1u);
+		remove_device();
+		EXPECT_EQ(xqp_xrcd_usecnt(x), 0u);
+		EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+		break;
+	}
+}
