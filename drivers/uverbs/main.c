@@ -248,6 +248,16 @@ out:
 
 /* ---- the test hook ioctl ----------------------------------------------- */
 
+/*
+ * The event-raising ioctls exist for the acceptance suite only: off by
+ * default, so a production load has no test entry point (the ioctls then
+ * answer ENOTTY, like any other).
+ */
+static bool test_hooks;
+module_param(test_hooks, bool, 0444);
+MODULE_PARM_DESC(test_hooks,
+		 "enable the event-raising test ioctls on /dev/xqp/uverbsN (CAP_SYS_ADMIN; default off)");
+
 static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long arg)
 {
 	struct xqp_ufile *file = filp->private_data;
@@ -272,6 +282,8 @@ static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long 
 	default:
 		return -ENOTTY;
 	}
+	if (!test_hooks)
+		return -ENOTTY;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
@@ -462,6 +474,7 @@ static void xqp_uverbs_dev_release(struct device *dev)
 	cleanup_srcu_struct(&udev->disassociate_srcu);
 	mutex_destroy(&udev->lists_mutex);
 	mutex_destroy(&udev->xrcd_tree_mutex);
+	mutex_destroy(&udev->parked_mutex);
 	kfree(container_of(udev, struct xqp_uverbs_dev_alloc, udev));
 }
 
@@ -495,6 +508,8 @@ static void *xqp_uverbs_add(struct xqp_device *xdev)
 	INIT_LIST_HEAD(&udev->files);
 	mutex_init(&udev->xrcd_tree_mutex);
 	udev->xrcd_tree = RB_ROOT;
+	mutex_init(&udev->parked_mutex);
+	INIT_LIST_HEAD(&udev->parked);
 
 	device_initialize(&udev->dev);
 	udev->dev.class = &xqp_uverbs_class;
@@ -548,6 +563,8 @@ static void xqp_uverbs_remove(struct xqp_device *xdev, void *client_data)
 		mutex_lock(&udev->lists_mutex);
 	}
 	mutex_unlock(&udev->lists_mutex);
+	/* What drivers refused at earlier closes: once more, then reported. */
+	xqp_uverbs_retry_parked(udev, XQP_REMOVE_DRIVER, true);
 	put_device(&udev->dev);
 }
 
