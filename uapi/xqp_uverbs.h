@@ -27,7 +27,8 @@
  * e.g. 1 = IB_EVENT_QP_FATAL, 4 = IB_EVENT_COMM_EST) on the real QP behind
  * this file's QP handle @qp_handle. For a shared XRC target QP every handle
  * on it, in every process, gets its own copy on its own async fd.
- * Needs CAP_SYS_ADMIN. Errors: EPERM, EFAULT, EINVAL (event out of range,
+ * Only when xqp.ko was loaded with test_hooks=1 (else ENOTTY, as any
+ * unknown ioctl). Needs CAP_SYS_ADMIN. Errors: EPERM, EFAULT, EINVAL (event out of range,
  * reserved not zero, handle of another type), ENOENT (no such handle), EIO
  * (device removed), EINVAL before GET_CONTEXT.
  */
