@@ -5,10 +5,23 @@
  * and, with selftest=1, runs the shared-QP self-test at load (the check used
  * on kernels without KUnit). Unloading it removes its devices, as unplugging
  * an adapter would.
+ *
+ * Test hook (debugfs, root only, nothing armed until written): each device
+ * has /sys/kernel/debug/xqp_soft/<device>/inject. Writing "OP ERRNO [AFTER]"
+ * (one command per write()) makes the (AFTER + 1)-th next call of the op
+ * fail with -ERRNO, once (xqp_soft_inject()); ERRNO 0 disarms it. OP is the
+ * op's name: query_device, query_port, alloc_pd, dealloc_pd, create_cq,
+ * destroy_cq, alloc_xrcd, dealloc_xrcd, create_srq, destroy_srq, create_qp,
+ * modify_qp, query_qp, destroy_qp, reg_mr, dereg_mr. Errors: EINVAL for
+ * malformed input, an unknown op or an ERRNO past 4095; EFAULT. This is how
+ * the acceptance suite makes the driver refuse a destroy from userspace.
  */
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "soft/soft.h"
 #include "soft/selftest.h"
@@ -25,8 +38,80 @@ MODULE_PARM_DESC(selftest, "run the shared-QP self-test at load, narrating each 
 
 static struct xqp_soft *xqp_softs[XQP_MAX_SOFT];
 
+/* ---- debugfs: the fault-injection hook ---------------------------------- */
+
+/* In enum xqp_soft_op order. */
+static const char *const soft_op_names[] = {
+	"query_device", "query_port", "alloc_pd", "dealloc_pd",
+	"create_cq", "destroy_cq", "alloc_xrcd", "dealloc_xrcd",
+	"create_srq", "destroy_srq", "create_qp", "modify_qp",
+	"query_qp", "destroy_qp", "reg_mr", "dereg_mr",
+};
+static_assert(ARRAY_SIZE(soft_op_names) == XQP_SOFT_OP_COUNT);
+
+/* xqp_soft/ in debugfs, or an error pointer (debugfs absent: no hook). */
+static struct dentry *soft_debugfs_root;
+
+/* Longest valid input: "dealloc_xrcd 4095 4294967295\n" and some blanks. */
+#define SOFT_INJECT_BUF	64
+
+/*
+ * The debugfs proxy (debugfs_create_file, not _unsafe) keeps this from
+ * running once debugfs_remove() of the file has returned: the device the
+ * file names is live.
+ */
+static ssize_t soft_inject_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct xqp_soft *soft = file->private_data;
+	char buf[SOFT_INJECT_BUF], *p, *op_s, *err_s, *after_s;
+	unsigned int err, after = 0;
+	int op;
+
+	if (count == 0 || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	p = strim(buf);
+	op_s = strsep(&p, " \t");
+	err_s = p ? strsep(&p, " \t") : NULL;
+	after_s = p ? skip_spaces(p) : NULL;
+	if (!err_s || kstrtouint(err_s, 10, &err) || err > MAX_ERRNO)
+		return -EINVAL;
+	if (after_s && *after_s && kstrtouint(after_s, 10, &after))
+		return -EINVAL;
+	op = match_string(soft_op_names, ARRAY_SIZE(soft_op_names), op_s);
+	if (op < 0)
+		return -EINVAL;
+	xqp_soft_inject(soft, (enum xqp_soft_op)op, -(int)err, after);
+	*ppos += count;
+	return count;
+}
+
+static const struct file_operations soft_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = soft_inject_write,
+	.llseek = noop_llseek,
+};
+
+/* Failures are not fatal: without debugfs the hook is simply absent. */
+static void soft_debugfs_add(struct xqp_soft *soft, const char *name)
+{
+	struct dentry *dir;
+
+	if (IS_ERR_OR_NULL(soft_debugfs_root))
+		return;
+	dir = debugfs_create_dir(name, soft_debugfs_root);
+	debugfs_create_file("inject", 0200, dir, soft, &soft_inject_fops);
+}
+
 static void xqp_destroy_softs(unsigned int n)
 {
+	/* No write to a hook is running or can start once this returns. */
+	debugfs_remove(soft_debugfs_root);
+	soft_debugfs_root = NULL;
 	while (n--)
 		xqp_soft_destroy(xqp_softs[n]);
 }
@@ -39,6 +124,7 @@ static int __init xqp_soft_init(void)
 
 	if (soft_devices > XQP_MAX_SOFT)
 		return -EINVAL;
+	soft_debugfs_root = debugfs_create_dir("xqp_soft", NULL);
 	for (i = 0; i < soft_devices; i++) {
 		snprintf(name, sizeof(name), "xqp_soft%u", i);
 		xqp_softs[i] = xqp_soft_create(name, NULL);
@@ -46,6 +132,7 @@ static int __init xqp_soft_init(void)
 			ret = PTR_ERR(xqp_softs[i]);
 			goto err_softs;
 		}
+		soft_debugfs_add(xqp_softs[i], name);
 	}
 	if (selftest) {
 		ret = xqp_selftest_run();

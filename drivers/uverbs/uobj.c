@@ -297,27 +297,99 @@ static bool cleanup_pass(struct xqp_ufile *ufile, enum xqp_remove_reason why)
 	return progress;
 }
 
+/*
+ * Objects a driver would not destroy when their file was cleaned up. They
+ * cannot be freed: the core still has them (a QP's handles point at their
+ * uobj as context and uobject, events keep coming), and what they hold
+ * (the XRCD of their handle, its inode entry) must wait for them. So they
+ * move, still owned, with a reference on their file, from the file's list
+ * to the device's parked list; their handles are freed (nobody can name
+ * them any more). Later cleanups (the next file closed on the device, the
+ * device's removal) try again, until the driver lets them go.
+ * Linux frees such objects anyway at the end (RDMA_REMOVE_DRIVER_FAILURE),
+ * dangling them under whatever still points at them.
+ */
+static void park_leftovers(struct xqp_ufile *ufile)
+{
+	struct xqp_uverbs_device *udev = ufile->udev;
+	struct xqp_uobj *uobj, *next;
+
+	mutex_lock(&udev->parked_mutex);
+	list_for_each_entry_safe(uobj, next, &ufile->uobjects, list) {
+		pr_warn_ratelimited("xqp_uverbs: object %u (type %d) not destroyed by its driver: kept, retried later\n",
+				    uobj->id, uobj->type);
+		xa_erase(&ufile->idr, uobj->id);	/* the list keeps the table's reference */
+		spin_lock_irq(&ufile->uobjects_lock);
+		list_move_tail(&uobj->list, &udev->parked);
+		spin_unlock_irq(&ufile->uobjects_lock);
+		kref_get(&ufile->ref);
+	}
+	mutex_unlock(&udev->parked_mutex);
+}
+
+/* One pass over the parked objects; true if any went. parked_mutex held. */
+static bool parked_pass(struct xqp_uverbs_device *udev, enum xqp_remove_reason why)
+{
+	struct xqp_uobj *uobj, *next;
+	bool progress = false;
+
+	list_for_each_entry_safe(uobj, next, &udev->parked, list) {
+		struct xqp_ufile *ufile = uobj->ufile;
+
+		if (xqp_uobj_destroy_hw(uobj, why))
+			continue;
+		list_del_init(&uobj->list);
+		kref_put(&uobj->ref, uobj_free);
+		xqp_ufile_put(ufile);	/* the caller holds the device */
+		progress = true;
+	}
+	return progress;
+}
+
+/**
+ * xqp_uverbs_retry_parked - try again to destroy what drivers refused
+ * when files were cleaned up (park_leftovers()).
+ * @udev: the device; the caller holds a reference on it.
+ * @why: the cleanup that retries.
+ * @last: the device is going away: report what is still refused (it stays
+ *	  parked, leaked, as the core's detach warns about the driver too).
+ */
+void xqp_uverbs_retry_parked(struct xqp_uverbs_device *udev,
+			     enum xqp_remove_reason why, bool last)
+{
+	struct xqp_uobj *uobj;
+
+	mutex_lock(&udev->parked_mutex);
+	while (!list_empty(&udev->parked) && parked_pass(udev, why))
+		;
+	if (last)
+		list_for_each_entry(uobj, &udev->parked, list)
+			pr_err("xqp_uverbs: object %u (type %d) still not destroyed at device removal: leaked\n",
+			       uobj->id, uobj->type);
+	mutex_unlock(&udev->parked_mutex);
+}
+
 /**
  * xqp_ufile_cleanup - destroy everything a file holds (close, process
  * death, device removal), dependents first: objects go newest first, and
  * one that is still busy (an XRCD whose QPs are not gone yet, a PD with
  * QPs) is retried after the others, as __uverbs_cleanup_ufile() does.
  * Shared QPs other files hold stay alive: destroying a handle never takes
- * the real QP from another holder.
+ * the real QP from another holder. What this file's teardown may have
+ * unblocked among the objects other files left parked is retried next;
+ * what the driver still refuses here is parked in turn.
+ *
+ * Lock order: cleanup_mutex -> the device's parked_mutex -> xrcd_tree_mutex.
  */
 void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why)
 {
 	mutex_lock(&ufile->cleanup_mutex);
 	while (!list_empty(&ufile->uobjects) && cleanup_pass(ufile, why))
 		;
-	if (!list_empty(&ufile->uobjects)) {
-		struct xqp_uobj *uobj;
-
-		/* Only a driver that refuses to destroy gets here. */
-		list_for_each_entry(uobj, &ufile->uobjects, list)
-			pr_err("xqp_uverbs: could not destroy object %u (type %d) on close\n",
-			       uobj->id, uobj->type);
-	}
+	xqp_uverbs_retry_parked(ufile->udev, why, false);
+	/* Only a driver that refuses to destroy leaves objects here. */
+	if (!list_empty(&ufile->uobjects))
+		park_leftovers(ufile);
 	/* The CQs are gone: channel readers get -EIO, as Linux's destroyed ones. */
 	xqp_comp_channels_disassociate(ufile);
 	if (smp_load_acquire(&ufile->has_context) && why == XQP_REMOVE_DRIVER &&
@@ -327,7 +399,7 @@ void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why)
 	mutex_unlock(&ufile->cleanup_mutex);
 }
 
-/* Final release of a file: whatever objects are left were leaked above. */
+/* Final release of a file: no object is left (parked ones hold the file). */
 void xqp_ufile_release_idr(struct xqp_ufile *ufile)
 {
 	struct xqp_uobj *uobj;

@@ -63,6 +63,8 @@ struct xqp_uverbs_device {
 	struct list_head files;		/* struct xqp_ufile.list */
 	struct mutex xrcd_tree_mutex;
 	struct rb_root xrcd_tree;	/* inode -> struct xqp_xrcd */
+	struct mutex parked_mutex;
+	struct list_head parked;	/* uobjs a driver would not destroy (uobj.c) */
 };
 
 /* The async event file (the fd GET_CONTEXT returns). */
@@ -214,6 +216,8 @@ struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
 				      enum xqp_uobj_type type, u32 id);
 int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why);
 void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why);
+void xqp_uverbs_retry_parked(struct xqp_uverbs_device *udev,
+			     enum xqp_remove_reason why, bool last);
 void xqp_ufile_release_idr(struct xqp_ufile *ufile);
 
 /* event.c: the async event file */

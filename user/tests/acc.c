@@ -604,7 +604,7 @@ int main(int argc, char **argv)
 	const struct acc_case *all[] = {
 		acc_cases_abi, acc_cases_objects, acc_cases_xrcd, acc_cases_shared,
 		acc_cases_events, acc_cases_stress, acc_cases_traffic, acc_cases_errors,
-		acc_cases_channel, acc_cases_raw,
+		acc_cases_channel, acc_cases_raw, acc_cases_review,
 		acc_cases_removal,
 	};
 	const char *only[64];
