@@ -92,16 +92,28 @@ void xqp_uobj_commit(struct xqp_uobj *uobj)
  *
  * If the response cannot be written, the object is destroyed again and
  * forgotten (ib_uverbs' uobj_alloc_abort path), so a user who never saw
- * the handle leaves nothing behind.
+ * the handle leaves nothing behind. If the driver refuses that destroy,
+ * the object is committed under its handle instead, as
+ * rdma_alloc_abort_uobject() does: the core still points at it (a QP's
+ * handle has it as context and uobject), so it must stay alive and owned;
+ * the user may destroy it by handle, and closing the file retries. The
+ * command fails all the same.
  * Return: 0, or the error of xqp_cmd_response().
  */
 int xqp_cmd_respond_new(struct xqp_cmd *cmd, struct xqp_uobj *uobj,
 			const void *resp, size_t len)
 {
 	int ret = xqp_cmd_response(cmd, resp, len);
+	int err;
 
 	if (ret) {
-		WARN_ON(xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT));
+		err = xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT);
+		if (err) {
+			pr_warn_ratelimited("xqp_uverbs: object %u (type %d) kept: the driver refused its destroy (%d) after its response faulted\n",
+					    uobj->id, uobj->type, err);
+			xqp_uobj_commit(uobj);
+			return ret;
+		}
 		xqp_uobj_abort(uobj);
 		return ret;
 	}

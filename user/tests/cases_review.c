@@ -12,11 +12,20 @@
  * (drivers/soft/soft_main.c): xqp only.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "acc.h"
+
+/*
+ * How long to wait before touching what a buggy teardown would have freed:
+ * the uobjs go through kfree_rcu(), whose batches are freed up to 5 s
+ * later (KFREE_DRAIN_JIFFIES); after that KASAN sees any use of them.
+ */
+#define FREE_DELAY_S	7
 
 /* Arms the fault injection of the soft device behind g_dev: 0 or errno. */
 static int soft_inject(const char *cmd)
@@ -42,6 +51,82 @@ static int soft_inject(const char *cmd)
 	err = write(fd, cmd, strlen(cmd)) < 0 ? errno : 0;
 	close(fd);
 	return err;
+}
+
+/* One raw event from @ctx's async fd within @ms: 0 or errno. */
+static int read_event_raw(struct xqp_context *ctx, struct ib_uverbs_async_event_desc *d,
+			  int ms)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return ETIMEDOUT;
+	return read(ctx->async_fd, d, sizeof(*d)) == (ssize_t)sizeof(*d) ? 0 : errno;
+}
+
+/*
+ * Defect 1: CREATE_QP's response cannot be written (read-only memory) and
+ * the driver refuses to destroy the new QP again. As Linux
+ * (rdma_alloc_abort_uobject()), the object is then committed under the
+ * handle the command reserved, the command still fails with EFAULT: the
+ * QP is usable, its events reach this file, DESTROY_QP on that handle and
+ * CLOSE_XRCD work, and the inode's XRCD goes with its last user.
+ */
+static void case_abort_refused(void)
+{
+	const char *path = case_file("abort");
+	struct xqp_context *a = open_ctx(), *b = open_ctx(), *c;
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ib_uverbs_create_qp cmd;
+	struct ib_uverbs_async_event_desc d;
+	struct xqp_xrcd *xa, *xb, *xc;
+	struct xqp_qp *t0, *opened;
+	uint32_t kept;
+	int err;
+
+	xa = open_xrcd_path(a, path, O_CREAT, &err);
+	t0 = xa ? create_tgt(a, xa) : NULL;
+	CHECK(ro != MAP_FAILED && t0, "setup: %s", errname(errno));
+	if (ro == MAP_FAILED || !t0)
+		return;
+	kept = t0->handle + 1;	/* handles are allocated lowest-free first */
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.response = (uintptr_t)ro;
+	cmd.user_handle = 0x5eed;
+	cmd.pd_handle = xa->handle;
+	cmd.qp_type = XQP_QPT_XRC_TGT;
+	EXPECT("arm", soft_inject("destroy_qp 16"), 0);
+	EXPECT("create_resp_unwritable",
+	       raw_cmd(a->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), -1,
+		       sizeof(struct ib_uverbs_create_qp_resp) / 4), EFAULT);
+	EXPECT("disarm", soft_inject("destroy_qp 0"), 0);
+	sleep(FREE_DELAY_S);
+
+	/* the soft device numbers QPs in sequence: the kept one is next */
+	xb = open_xrcd_path(b, path, 0, &err);
+	opened = xb ? open_tgt(b, xb, t0->qp_num + 1, &err) : NULL;
+	EXPECT("open_kept", opened ? 0 : err, 0);
+	if (opened) {
+		EXPECT("raise", raise_event(opened, XQP_EVENT_COMM_EST), 0);
+		EXPECT("kept_handle_event", read_event_raw(a, &d, 2000), 0);
+		EXPECT_INT("kept_handle_event_element", d.element, 0x5eed);
+		EXPECT("destroy_opened", xqp_destroy_qp(opened), 0);
+	}
+	EXPECT("destroy_kept", destroy_qp_raw(a->cmd_fd, kept, NULL), 0);
+	EXPECT("destroy_first", xqp_destroy_qp(t0), 0);
+	EXPECT("close_xrcd", xqp_close_xrcd(xa), 0);
+	if (xb)
+		EXPECT("close_xrcd_other", xqp_close_xrcd(xb), 0);
+	xqp_close_device(a);
+	xqp_close_device(b);
+
+	/* the last user of the inode's XRCD is gone: it is free again */
+	c = open_ctx();
+	xc = open_xrcd_path(c, path, O_CREAT | O_EXCL, &err);
+	EXPECT("inode_released", xc ? 0 : err, 0);
+	xqp_close_device(c);
+	munmap(ro, 4096);
 }
 
 /*
@@ -71,6 +156,7 @@ static void case_close_refused(void)
 	EXPECT("arm", soft_inject("destroy_qp 16"), 0);
 	xqp_close_device(a);	/* the QP's destroy is refused, the XRCD stays busy */
 	EXPECT("disarm", soft_inject("destroy_qp 0"), 0);
+	sleep(FREE_DELAY_S);
 
 	b = open_ctx();
 	xb = open_xrcd_path(b, path, 0, &err);
@@ -97,6 +183,7 @@ static void case_close_refused(void)
 }
 
 const struct acc_case acc_cases_review[] = {
+	{ "review_abort_refused", case_abort_refused, NULL, ACC_XQP_ONLY },
 	{ "review_close_refused", case_close_refused, NULL, ACC_XQP_ONLY },
 	{ 0 },
 };
