@@ -252,6 +252,12 @@ void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us)
 }
 EXPORT_SYMBOL_GPL(xqp_work_queue);
 
+void xqp_work_expedite(struct xqp_work *work)
+{
+	mod_delayed_work(xqp_wq, (struct delayed_work *)work->opaque, 0);
+}
+EXPORT_SYMBOL_GPL(xqp_work_expedite);
+
 void xqp_work_cancel_sync(struct xqp_work *work)
 {
 	cancel_delayed_work_sync((struct delayed_work *)work->opaque);

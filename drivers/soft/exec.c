@@ -11,15 +11,15 @@
  *  - else, and for the rest, on the seam's work queue (SOFT_RUN_WORK WQEs a
  *    run, then it queues itself again), so no poster is held for long and
  *    a slow receiver stalls only the QPs that send to it;
- *  - an RNR NAK parks the head until the responder's RNR timer has passed
- *    (a delayed work item); nothing spins.
+ *  - an RNR NAK parks the head until the responder's RNR timer has passed,
+ *    and so does a message nobody can receive (no such QP, or not in RTR
+ *    yet), for the requester's ACK timeout, as a real transport
+ *    retransmits (a delayed work item); nothing spins.
  * A message is executed exactly once, in posting order, so RC, UC and XRC
  * messages between two QPs arrive in order; fences hold trivially.
  *
  * There are no packets: no PSNs, no MTU segmentation (a UD message is
- * limited to the port MTU), no transport timer (an unreachable RC peer
- * fails the WQE at once with RETRY_EXC_ERR instead of after retry_cnt
- * timeouts). docs/datapath.md lists the outcomes.
+ * limited to the port MTU). docs/datapath.md lists the outcomes.
  */
 #include "soft_priv.h"
 
@@ -54,6 +54,7 @@ static void soft_sq_work(struct xqp_work *work);
 void soft_exec_init(struct soft_qp *qp)
 {
 	qp->rnr_left = -1;
+	qp->retry_left = -1;
 	xqp_work_init(&qp->work, soft_sq_work);
 }
 
@@ -108,8 +109,8 @@ static void soft_qp_entered_err(struct soft_qp *qp, int event)
 		xqp_qp_event(qp->core_qp, XQP_EVENT_QP_LAST_WQE_REACHED);
 	if (qp->rq.slots)
 		soft_flush_rq(qp);
-	if (qp->cur)
-		xqp_work_queue(&qp->work, 0);	/* its runner flushes the SQ */
+	if (qp->cur)	/* its runner flushes the SQ, now even if it waits */
+		xqp_work_expedite(&qp->work);
 }
 
 /**
@@ -446,9 +447,11 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 	x.dst = soft_fabric_find_qp(&av, dqpn);
 	if (!x.dst || !soft_types_match(qp->type, x.dst->type) ||
 	    !soft_can_receive(x.dst)) {
-		/* No responder: RC-like requesters run out of retries. */
-		soft_fail(&x, soft_is_rc_like(qp->type) ? XQP_WC_RETRY_EXC_ERR :
-							  XQP_WC_SUCCESS);
+		/* No responder: RC-like requesters retransmit, UC/UD drop. */
+		if (soft_is_rc_like(qp->type))
+			res->exec = SOFT_EXEC_RETRY;
+		else
+			soft_fail(&x, XQP_WC_SUCCESS);
 		goto out;
 	}
 	soft_resp_attr(x.dst, &x.ra);
@@ -507,27 +510,54 @@ static void soft_send_complete(struct soft_qp *qp, const struct soft_swqe *w,
 		soft_qp_to_err(qp, -1);
 }
 
-/*
- * An RNR NAK: wait the responder's timer and retry, rnr_retry times
- * (7: for ever); then the WQE fails. Returns 1 when it waits.
- */
-static int soft_rnr_wait(struct soft_qp *qp, struct soft_result *res)
+/* The IB local ACK timeout (4.096 us * 2^timeout) in us; 0 is "infinite":
+ * retransmit every 2^14 units (67 ms) for ever. */
+static xqp_u32 soft_timeout_us(xqp_u8 timeout)
 {
+	xqp_u64 us = (4096ULL << (timeout ? timeout : 14)) / 1000;
+
+	return us > 0xffffffffULL ? 0xffffffffU : (xqp_u32)us;
+}
+
+/*
+ * The head could not be delivered: an RNR NAK (retried after the
+ * responder's timer, rnr_retry times, 7: for ever) or no responder
+ * (retransmitted after the ACK timeout, retry_cnt times; timeout 0: for
+ * ever). Returns 1 and the delay when it waits, else 0 with the failure.
+ */
+static int soft_head_wait(struct soft_qp *qp, struct soft_result *res, xqp_u32 *delay_us)
+{
+	xqp_u8 rnr_retry, retry_cnt, timeout;
 	unsigned long flags;
-	xqp_u8 retry;
+	int *left, limit, forever, exceeded;
 
 	flags = xqp_spin_lock_irqsave(&qp->lock);
-	retry = qp->attr.rnr_retry;
+	rnr_retry = qp->attr.rnr_retry;
+	retry_cnt = qp->attr.retry_cnt;
+	timeout = qp->attr.timeout;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
-	if (qp->rnr_left < 0)
-		qp->rnr_left = retry;
-	if (retry != SOFT_RNR_INFINITE) {
-		if (qp->rnr_left == 0) {
+	if (res->exec == SOFT_EXEC_RNR) {
+		left = &qp->rnr_left;
+		limit = rnr_retry;
+		forever = rnr_retry == SOFT_RNR_INFINITE;
+		*delay_us = soft_rnr_us[res->rnr_timer & 31];
+		exceeded = XQP_WC_RNR_RETRY_EXC_ERR;
+	} else {
+		left = &qp->retry_left;
+		limit = retry_cnt;
+		forever = timeout == 0;
+		*delay_us = soft_timeout_us(timeout);
+		exceeded = XQP_WC_RETRY_EXC_ERR;
+	}
+	if (*left < 0)
+		*left = limit;
+	if (!forever) {
+		if (*left == 0) {
 			res->exec = SOFT_EXEC_DONE;
-			res->status = XQP_WC_RNR_RETRY_EXC_ERR;
+			res->status = exceeded;
 			return 0;
 		}
-		qp->rnr_left--;
+		(*left)--;
 	}
 	return 1;
 }
@@ -553,10 +583,10 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 	struct soft_result res;
 	unsigned long flags;
 	int state, n = 0;
-	xqp_u32 gen;
+	xqp_u32 gen, delay_us = 0;
 
 	flags = xqp_spin_lock_irqsave(&sq->lock);
-	if (qp->sq_running || qp->rnr_wait) {
+	if (qp->sq_running || qp->head_wait) {
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);
 		return;
 	}
@@ -574,20 +604,24 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);
 
 		soft_run_one(qp, state, &res);
-		if (res.exec == SOFT_EXEC_RNR && !soft_rnr_wait(qp, &res))
-			res.exec = SOFT_EXEC_DONE;
+		if (res.exec != SOFT_EXEC_DONE)
+			soft_head_wait(qp, &res, &delay_us);
 
 		flags = xqp_spin_lock_irqsave(&sq->lock);
-		if (gen != qp->sq_gen)
-			continue;	/* RESET meanwhile: the WQE is gone */
-		if (res.exec == SOFT_EXEC_RNR) {
-			qp->rnr_wait = 1;
-			xqp_work_queue(&qp->work, soft_rnr_us[res.rnr_timer & 31]);
+		if (gen != qp->sq_gen) {	/* RESET meanwhile: the WQE is gone */
+			qp->rnr_left = -1;
+			qp->retry_left = -1;
+			continue;
+		}
+		if (res.exec != SOFT_EXEC_DONE) {
+			qp->head_wait = 1;
+			xqp_work_queue(&qp->work, delay_us);
 			break;
 		}
 		sq->head++;
 		sq->count--;
 		qp->rnr_left = -1;
+		qp->retry_left = -1;
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);
 		soft_send_complete(qp, qp->cur, &res);
 		flags = xqp_spin_lock_irqsave(&sq->lock);
@@ -602,7 +636,7 @@ static void soft_sq_work(struct xqp_work *work)
 	unsigned long flags;
 
 	flags = xqp_spin_lock_irqsave(&qp->sq.lock);
-	qp->rnr_wait = 0;
+	qp->head_wait = 0;
 	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 	soft_sq_run(qp, SOFT_RUN_WORK);
 }

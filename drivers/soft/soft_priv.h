@@ -174,6 +174,7 @@ struct soft_swqe {
 enum soft_exec {
 	SOFT_EXEC_DONE,			/* completed (with wc status) */
 	SOFT_EXEC_RNR,			/* receiver not ready: retry later */
+	SOFT_EXEC_RETRY,		/* no responder: retransmit after timeout */
 };
 
 struct soft_qp {
@@ -197,10 +198,11 @@ struct soft_qp {
 	struct soft_ring sq;		/* struct soft_swqe, sq.lock also: */
 	int sq_running;			/*   a runner is executing the SQ */
 	int sq_again;			/*   someone kicked while it ran */
-	int rnr_wait;			/*   the head waits for its RNR timer */
+	int head_wait;			/*   the head waits for a retry timer */
 	xqp_u32 sq_gen;			/*   bumped by RESET: drop what runs */
 	int rnr_left;			/* the head's RNR retries (runner only) */
-	struct xqp_work work;		/* deferred runs, RNR retries */
+	int retry_left;			/* its transport retries (runner only) */
+	struct xqp_work work;		/* deferred runs, retries */
 	struct soft_swqe *cur;		/* the runner's copy of the head */
 	struct soft_rwqe *rscratch;	/* a receive WQE taken (runner only) */
 	struct soft_seg *lseg, *rseg;	/* resolved SGEs (runner only) */

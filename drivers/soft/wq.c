@@ -425,7 +425,7 @@ void soft_qp_reset_queues(struct soft_qp *qp)
 	flags = xqp_spin_lock_irqsave(&qp->sq.lock);
 	qp->sq.count = 0;
 	qp->sq_gen++;
-	qp->rnr_wait = 0;
+	qp->head_wait = 0;
 	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 	flags = xqp_spin_lock_irqsave(&qp->rq.lock);
 	qp->rq.count = 0;

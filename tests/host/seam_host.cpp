@@ -439,6 +439,21 @@ void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us)
 	pool->cv.notify_all();
 }
 
+void xqp_work_expedite(struct xqp_work *work)
+{
+	work_pool_start();
+	std::lock_guard<std::mutex> l(pool->m);
+	HostWork *h = hw(work);
+	if (h->canceling)
+		return;
+	h->due = Clock::now();
+	if (!h->pending) {
+		h->pending = true;
+		pool->queue.push_back(work);
+	}
+	pool->cv.notify_all();
+}
+
 void xqp_work_cancel_sync(struct xqp_work *work)
 {
 	check_may_sleep("cancel_work_sync in atomic context");

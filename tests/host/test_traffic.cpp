@@ -464,16 +464,61 @@ TEST_F(Traffic, PostingRules)
 	EXPECT_EQ(rbad, &rw);
 }
 
-TEST_F(Traffic, UnreachablePeerFailsRcAtOnce)
+TEST_F(Traffic, UnreachablePeerFailsRcAfterItsRetries)
 {
 	xqp_qp *q = qp(a, XQP_QPT_RC);
-	connect_qp(q, XQP_QPT_RC, 63, 1234);	/* no device at LID 63 */
+	/* no device at LID 63; timeout 8: 1 ms per try, 1 + 2 tries */
+	connect_qp(q, XQP_QPT_RC, 63, 1234, true, 0xe, 7, 1, 0x11111111, 8, 2);
 	xqp_sge s = a.sge(0, 8);
 	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	auto t0 = std::chrono::steady_clock::now();
 	ASSERT_EQ(post_send(q, w), 0);
 	auto c = poll_n(a.scq, 1);
 	ASSERT_EQ(c.size(), 1u);
 	EXPECT_EQ(c[0].status, XQP_WC_RETRY_EXC_ERR);
+	/* 1 + retry_cnt tries, the ACK timeout apart */
+	EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::microseconds(2 * 1048));
+}
+
+/* A responder that reaches RTR within the requester's retries gets the
+ * message: the transport retransmits (ibv_xsrq_pingpong relies on it). */
+TEST_F(Traffic, PeerReachingRtrLateGetsTheRetransmission)
+{
+	xqp_qp *q = qp(a, XQP_QPT_RC), *peer = qp(b, XQP_QPT_RC);
+	/* timeout 12: 17 ms per try, 8 tries */
+	connect_qp(q, XQP_QPT_RC, lid(b), xqp_qp_num(peer), true, 0xe, 7, 1, 0x11111111, 12);
+	xqp_sge s = a.sge(0, 64);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 7);
+	ASSERT_EQ(post_send(q, w), 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(30));
+	EXPECT_TRUE(poll_n(a.scq, 1, 1).empty());	/* still retrying */
+	connect_qp(peer, XQP_QPT_RC, lid(a), xqp_qp_num(q), false);
+	ASSERT_EQ(post_recv(peer, 9, b.sge(0, 64)), 0);	/* an RNR NAK meanwhile is retried too */
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+	auto r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].wr_id, 9u);
+	EXPECT_EQ(r[0].byte_len, 64u);
+}
+
+/* Moving to ERR flushes a WQE that waits for its retry timer at once. */
+TEST_F(Traffic, ErrFlushesAWqeWaitingForItsRetryTimer)
+{
+	xqp_qp *q = qp(a, XQP_QPT_RC);
+	/* timeout 22: 17 s per try */
+	connect_qp(q, XQP_QPT_RC, 63, 1234, true, 0xe, 7, 1, 0x11111111, 22);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_send(q, w), 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	xqp_qp_attr at = {};
+	at.qp_state = XQP_QPS_ERR;
+	ASSERT_EQ(modify(q, at, XQP_QP_STATE), 0);
+	auto c = poll_n(a.scq, 1, 2000);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_WR_FLUSH_ERR);
 }
 
 TEST_F(Traffic, ModifyToErrFlushesReceivesAndReportsLastWqeOnSrqQps)

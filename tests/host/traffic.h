@@ -113,7 +113,8 @@ inline int modify(xqp_qp *qp, xqp_qp_attr &a, int mask)
 /* RESET -> INIT -> RTR -> RTS (XRC_TGT and receive-only sides stop at RTR). */
 inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 		       bool rts = true, u32 access = 0xe, xqp_u8 rnr_retry = 7,
-		       xqp_u8 min_rnr = 1, u32 qkey = 0x11111111)
+		       xqp_u8 min_rnr = 1, u32 qkey = 0x11111111, xqp_u8 timeout = 14,
+		       xqp_u8 retry_cnt = 7)
 {
 	xqp_qp_attr a = {};
 	a.qp_state = XQP_QPS_INIT;
@@ -152,8 +153,8 @@ inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 	a.sq_psn = 0;
 	mask = XQP_QP_STATE | XQP_QP_SQ_PSN;
 	if (type == XQP_QPT_RC || type == XQP_QPT_XRC_INI) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
+		a.timeout = timeout;
+		a.retry_cnt = retry_cnt;
 		a.rnr_retry = rnr_retry;
 		a.max_rd_atomic = 1;
 		mask |= XQP_QP_TIMEOUT | XQP_QP_RETRY_CNT | XQP_QP_RNR_RETRY |

@@ -87,6 +87,8 @@ struct xqp_work {
 void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn);
 /* Runs @work after at least @delay_us microseconds (0: as soon as possible). */
 void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us);
+/* Runs @work as soon as possible, also when it waits for a delay now. */
+void xqp_work_expedite(struct xqp_work *work);
 void xqp_work_cancel_sync(struct xqp_work *work);
 /* Waits until every work item queued so far has run. */
 void xqp_work_flush_all(void);
