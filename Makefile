@@ -70,6 +70,12 @@ bench-vm:
 bench-traffic:
 	$(Q)scripts/bench-traffic
 
+# xqp's core against Linux's ib_core in the same kernel, Debian 6.12 in QEMU
+# (scripts/bench-kernel; build/bench/kernel-results.txt). Its correctness
+# pass is scripts/bench-kernel --check.
+bench-kernel:
+	$(Q)scripts/bench-kernel
+
 host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
 
 # Runs one host variant; the result line is collected by scripts/check.
@@ -106,6 +112,6 @@ N ?= 30
 boot-sweep:
 	$(Q)scripts/boot-sweep -n $(N)
 
-.PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic clean
+.PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
 	rm -rf $(BUILD)
