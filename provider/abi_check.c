@@ -124,27 +124,7 @@ _Static_assert(sizeof(struct ib_uverbs_cmd_hdr) == 8 && sizeof(struct ib_uverbs_
 
 /* ---- reporting ----------------------------------------------------------- */
 
-static int checks, failures;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	failures++;
-	fputs("abi-check: FAIL: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-#define CHECK(cond, ...)				\
-	do {						\
-		checks++;				\
-		if (!(cond))				\
-			fail(__VA_ARGS__);		\
-	} while (0)
+#include "check.h"
 
 /* ---- 2. symbols ---------------------------------------------------------- */
 
@@ -1356,8 +1336,10 @@ static void run_fake_device(void)
 
 int main(void)
 {
-	const char *lib = check_symbols();
+	const char *lib;
 
+	check_name = "abi-check";
+	lib = check_symbols();
 	if (lib)
 		check_library_strings(lib);
 	run_fake_device();

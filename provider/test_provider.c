@@ -42,27 +42,7 @@
  * abi-check): here with a device record of our own. */
 struct ibv_context *verbs_open_device(struct ibv_device *device, void *private_data);
 
-static int checks, failures;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	failures++;
-	fputs("provider-test: FAIL: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-#define CHECK(cond, ...)			\
-	do {					\
-		checks++;			\
-		if (!(cond))			\
-			fail(__VA_ARGS__);	\
-	} while (0)
+#include "check.h"
 
 /* ---- the fake kernel ------------------------------------------------------ */
 
@@ -1239,6 +1219,7 @@ int main(void)
 	struct abi34_device *d;
 	int cmd_fd;
 
+	check_name = "provider-test";
 	if (pipe2(async_pipe, O_CLOEXEC) || pipe2(comp_pipe, O_CLOEXEC)) {
 		perror("pipe");
 		return 1;
