@@ -685,7 +685,7 @@ static void rate_send(struct ep *e, const struct cmd *c, uint32_t warm)
 	}
 	t = now_ns() - t0;
 	rate = (double)(c->total - warm) * 1e9 / (double)t;
-	printf("traffic %s rate %u %.0f msg/s MB/s=%.1f n=%u window=%u\n", tr_name[e->tr],
+	printf("traffic %s rate %u %.0f msg/s MB/s=%.2f n=%u window=%u\n", tr_name[e->tr],
 	       c->size, rate, rate * c->size / 1e6, c->total - warm, w);
 }
 
@@ -744,7 +744,7 @@ static void bw_write(struct ep *e, const struct cmd *c, uint32_t warm)
 	}
 	t = now_ns() - t0;
 	bw = (double)(c->total - warm) * c->size * 1e3 / (double)t;
-	printf("traffic %s bw %u %.1f MB/s msg/s=%.0f n=%u window=%u\n", tr_name[e->tr],
+	printf("traffic %s bw %u %.2f MB/s msg/s=%.0f n=%u window=%u\n", tr_name[e->tr],
 	       c->size, bw, bw * 1e6 / c->size, c->total - warm, w);
 }
 
