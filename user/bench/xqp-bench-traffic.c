@@ -275,14 +275,14 @@ struct peer {
 
 struct ep {
 	enum transport tr;
-	struct xqp_context *ctx;
-	struct xqp_pd *pd;
-	struct xqp_cq *cq;
-	struct xqp_mr *mr;
-	struct xqp_xrcd *xrcd;
-	struct xqp_srq *srq;
-	struct xqp_qp *sqp;	/* sends: the RC QP or the XRC send QP */
-	struct xqp_qp *tgt;	/* XRC: the target QP */
+	struct xqpv_context *ctx;
+	struct xqpv_pd *pd;
+	struct xqpv_cq *cq;
+	struct xqpv_mr *mr;
+	struct xqpv_xrcd *xrcd;
+	struct xqpv_srq *srq;
+	struct xqpv_qp *sqp;	/* sends: the RC QP or the XRC send QP */
+	struct xqpv_qp *tgt;	/* XRC: the target QP */
 	uint32_t rqpn;		/* the QP that receives complete on */
 	uint32_t nrecv;		/* receive slots, all posted */
 	uint32_t window;
@@ -290,7 +290,7 @@ struct ep {
 	unsigned char *buf;	/* nrecv receive, window + EXTRA_RECV send, window write slots */
 	size_t slot, len;
 	struct peer peer;
-	struct xqp_wc wc[WC_BATCH];
+	struct xqpv_wc wc[WC_BATCH];
 	int nwc, iwc;
 };
 
@@ -311,10 +311,10 @@ static unsigned char *write_slot(struct ep *e, uint32_t k)
 
 static void repost(struct ep *e, uint64_t k)
 {
-	struct xqp_sge sge = { (uintptr_t)recv_slot(e, k), (uint32_t)e->slot, e->mr->lkey };
-	struct xqp_recv_wr wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1 }, *bad;
-	int err = e->srq ? xqp_post_srq_recv(e->srq, &wr, &bad) :
-			   xqp_post_recv(e->sqp, &wr, &bad);
+	struct xqpv_sge sge = { (uintptr_t)recv_slot(e, k), (uint32_t)e->slot, e->mr->lkey };
+	struct xqpv_recv_wr wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1 }, *bad;
+	int err = e->srq ? xqpv_post_srq_recv(e->srq, &wr, &bad) :
+			   xqpv_post_recv(e->sqp, &wr, &bad);
 
 	if (err)
 		die("post receive %llu: %s", (unsigned long long)k, strerror(err));
@@ -322,8 +322,8 @@ static void repost(struct ep *e, uint64_t k)
 
 static void ep_open(struct ep *e, enum transport tr, const char *dev, uint32_t max_size)
 {
-	struct xqp_qp_init_attr_ex qa = { .comp_mask = XQP_QP_INIT_ATTR_PD };
-	struct xqp_port_attr pa;
+	struct xqpv_qp_init_attr_ex qa = { .comp_mask = XQPV_QP_INIT_ATTR_PD };
+	struct xqpv_port_attr pa;
 
 	memset(e, 0, sizeof(*e));
 	e->tr = tr;
@@ -331,22 +331,22 @@ static void ep_open(struct ep *e, enum transport tr, const char *dev, uint32_t m
 	e->nrecv = e->window + EXTRA_RECV;
 	e->slot = ((size_t)max_size + 63) & ~(size_t)63;
 	e->len = e->slot * (e->nrecv + 2 * e->window + EXTRA_RECV);
-	e->ctx = xqp_open_device_path(dev);
+	e->ctx = xqpv_open_device_path(dev);
 	if (!e->ctx)
 		die("open %s: %s", dev, strerror(errno));
-	if (xqp_query_port(e->ctx, 1, &pa))
+	if (xqpv_query_port(e->ctx, 1, &pa))
 		die("query port 1 of %s: %s", dev, strerror(errno));
 	e->lid = pa.lid;
-	e->pd = xqp_alloc_pd(e->ctx);
+	e->pd = xqpv_alloc_pd(e->ctx);
 	if (!e->pd)
 		die("alloc PD: %s", strerror(errno));
-	e->cq = xqp_create_cq(e->ctx, (int)(2 * e->nrecv + 2 * e->window + 16), NULL, NULL, 0);
+	e->cq = xqpv_create_cq(e->ctx, (int)(2 * e->nrecv + 2 * e->window + 16), NULL, NULL, 0);
 	if (!e->cq)
 		die("create CQ: %s", strerror(errno));
 	if (posix_memalign((void **)&e->buf, 4096, e->len))
 		die("out of memory (%zu bytes)", e->len);
 	memset(e->buf, 0, e->len);
-	e->mr = xqp_reg_mr(e->pd, e->buf, e->len, XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_REMOTE_WRITE);
+	e->mr = xqpv_reg_mr(e->pd, e->buf, e->len, XQPV_ACCESS_LOCAL_WRITE | XQPV_ACCESS_REMOTE_WRITE);
 	if (!e->mr)
 		die("register %zu bytes: %s", e->len, strerror(errno));
 
@@ -355,39 +355,39 @@ static void ep_open(struct ep *e, enum transport tr, const char *dev, uint32_t m
 	qa.cap.max_send_wr = e->window + EXTRA_RECV;
 	qa.cap.max_send_sge = 1;
 	if (tr == TR_RC) {
-		qa.qp_type = XQP_QPT_RC;
+		qa.qp_type = XQPV_QPT_RC;
 		qa.cap.max_recv_wr = e->nrecv;
 		qa.cap.max_recv_sge = 1;
-		e->sqp = xqp_create_qp_ex(e->ctx, &qa);
+		e->sqp = xqpv_create_qp_ex(e->ctx, &qa);
 		if (!e->sqp)
 			die("create RC QP: %s", strerror(errno));
 		e->rqpn = e->sqp->qp_num;
 	} else {
-		struct xqp_xrcd_init_attr xa = {
-			.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS, .fd = -1,
+		struct xqpv_xrcd_init_attr xa = {
+			.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS, .fd = -1,
 		};
-		struct xqp_srq_init_attr_ex sa = {
+		struct xqpv_srq_init_attr_ex sa = {
 			.attr = { .max_wr = e->nrecv, .max_sge = 1 },
-			.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
-				     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
-			.srq_type = XQP_SRQT_XRC, .pd = e->pd, .cq = e->cq,
+			.comp_mask = XQPV_SRQ_INIT_ATTR_TYPE | XQPV_SRQ_INIT_ATTR_PD |
+				     XQPV_SRQ_INIT_ATTR_XRCD | XQPV_SRQ_INIT_ATTR_CQ,
+			.srq_type = XQPV_SRQT_XRC, .pd = e->pd, .cq = e->cq,
 		};
-		struct xqp_qp_init_attr_ex ta = {
-			.qp_type = XQP_QPT_XRC_RECV, .comp_mask = XQP_QP_INIT_ATTR_XRCD,
+		struct xqpv_qp_init_attr_ex ta = {
+			.qp_type = XQPV_QPT_XRC_RECV, .comp_mask = XQPV_QP_INIT_ATTR_XRCD,
 		};
 
-		e->xrcd = xqp_open_xrcd(e->ctx, &xa);
+		e->xrcd = xqpv_open_xrcd(e->ctx, &xa);
 		if (!e->xrcd)
 			die("open XRC domain: %s", strerror(errno));
 		sa.xrcd = ta.xrcd = e->xrcd;
-		e->srq = xqp_create_srq_ex(e->ctx, &sa);
+		e->srq = xqpv_create_srq_ex(e->ctx, &sa);
 		if (!e->srq)
 			die("create XRC SRQ: %s", strerror(errno));
-		e->tgt = xqp_create_qp_ex(e->ctx, &ta);
+		e->tgt = xqpv_create_qp_ex(e->ctx, &ta);
 		if (!e->tgt)
 			die("create XRC target QP: %s", strerror(errno));
-		qa.qp_type = XQP_QPT_XRC_SEND;
-		e->sqp = xqp_create_qp_ex(e->ctx, &qa);
+		qa.qp_type = XQPV_QPT_XRC_SEND;
+		e->sqp = xqpv_create_qp_ex(e->ctx, &qa);
 		if (!e->sqp)
 			die("create XRC send QP: %s", strerror(errno));
 		e->rqpn = e->tgt->qp_num;
@@ -410,41 +410,41 @@ static struct peer ep_info(struct ep *e)
 }
 
 /* RESET -> INIT -> RTR (-> RTS) towards @dlid/@dqpn. */
-static void qp_up(struct xqp_qp *qp, uint16_t dlid, uint32_t dqpn, int rts)
+static void qp_up(struct xqpv_qp *qp, uint16_t dlid, uint32_t dqpn, int rts)
 {
-	struct xqp_qp_attr a = {
-		.qp_state = XQP_QPS_INIT, .port_num = 1,
-		.qp_access_flags = XQP_ACCESS_REMOTE_WRITE,
+	struct xqpv_qp_attr a = {
+		.qp_state = XQPV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = XQPV_ACCESS_REMOTE_WRITE,
 	};
-	int mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT | XQP_QP_ACCESS_FLAGS;
-	int err = xqp_modify_qp(qp, &a, mask);
+	int mask = XQPV_QP_STATE | XQPV_QP_PKEY_INDEX | XQPV_QP_PORT | XQPV_QP_ACCESS_FLAGS;
+	int err = xqpv_modify_qp(qp, &a, mask);
 
 	if (err)
 		die("QP %#x to INIT: %s", qp->qp_num, strerror(err));
 	memset(&a, 0, sizeof(a));
-	a.qp_state = XQP_QPS_RTR;
-	a.path_mtu = XQP_MTU_4096;
+	a.qp_state = XQPV_QPS_RTR;
+	a.path_mtu = XQPV_MTU_4096;
 	a.dest_qp_num = dqpn;
 	a.ah_attr.dlid = dlid;
 	a.ah_attr.port_num = 1;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
-	mask = XQP_QP_STATE | XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN | XQP_QP_RQ_PSN;
-	if (qp->qp_type != XQP_QPT_XRC_SEND)
-		mask |= XQP_QP_MAX_DEST_RD_ATOMIC | XQP_QP_MIN_RNR_TIMER;
-	err = xqp_modify_qp(qp, &a, mask);
+	mask = XQPV_QP_STATE | XQPV_QP_AV | XQPV_QP_PATH_MTU | XQPV_QP_DEST_QPN | XQPV_QP_RQ_PSN;
+	if (qp->qp_type != XQPV_QPT_XRC_SEND)
+		mask |= XQPV_QP_MAX_DEST_RD_ATOMIC | XQPV_QP_MIN_RNR_TIMER;
+	err = xqpv_modify_qp(qp, &a, mask);
 	if (err)
 		die("QP %#x to RTR: %s", qp->qp_num, strerror(err));
 	if (!rts)
 		return;
 	memset(&a, 0, sizeof(a));
-	a.qp_state = XQP_QPS_RTS;
+	a.qp_state = XQPV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 0;	/* an RNR NAK fails the SEND: the credits must prevent it */
 	a.max_rd_atomic = 1;
-	err = xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_SQ_PSN | XQP_QP_TIMEOUT |
-			    XQP_QP_RETRY_CNT | XQP_QP_RNR_RETRY | XQP_QP_MAX_QP_RD_ATOMIC);
+	err = xqpv_modify_qp(qp, &a, XQPV_QP_STATE | XQPV_QP_SQ_PSN | XQPV_QP_TIMEOUT |
+			    XQPV_QP_RETRY_CNT | XQPV_QP_RNR_RETRY | XQPV_QP_MAX_QP_RD_ATOMIC);
 	if (err)
 		die("QP %#x to RTS: %s", qp->qp_num, strerror(err));
 }
@@ -472,53 +472,53 @@ static void check(int err, const char *what)
 
 static void ep_close(struct ep *e)
 {
-	check(xqp_destroy_qp(e->sqp), "destroy send QP");
+	check(xqpv_destroy_qp(e->sqp), "destroy send QP");
 	if (e->tgt)
-		check(xqp_destroy_qp(e->tgt), "destroy XRC target QP");
+		check(xqpv_destroy_qp(e->tgt), "destroy XRC target QP");
 	if (e->srq)
-		check(xqp_destroy_srq(e->srq), "destroy XRC SRQ");
+		check(xqpv_destroy_srq(e->srq), "destroy XRC SRQ");
 	if (e->xrcd)
-		check(xqp_close_xrcd(e->xrcd), "close XRC domain");
-	check(xqp_dereg_mr(e->mr), "deregister MR");
-	check(xqp_destroy_cq(e->cq), "destroy CQ");
-	check(xqp_dealloc_pd(e->pd), "dealloc PD");
-	check(xqp_close_device(e->ctx), "close device");
+		check(xqpv_close_xrcd(e->xrcd), "close XRC domain");
+	check(xqpv_dereg_mr(e->mr), "deregister MR");
+	check(xqpv_destroy_cq(e->cq), "destroy CQ");
+	check(xqpv_dealloc_pd(e->pd), "dealloc PD");
+	check(xqpv_close_device(e->ctx), "close device");
 	free(e->buf);
 }
 
 /* ---- the data path ------------------------------------------------------------- */
 
 /* One signaled SEND or RDMA WRITE (@raddr: the peer's address) of @len bytes at @at. */
-static void post(struct ep *e, enum xqp_wr_opcode op, unsigned char *at, uint32_t len,
+static void post(struct ep *e, enum xqpv_wr_opcode op, unsigned char *at, uint32_t len,
 		 uint64_t wr_id, uint64_t raddr)
 {
-	struct xqp_sge sge = { (uintptr_t)at, len, e->mr->lkey };
-	struct xqp_send_wr wr = {
+	struct xqpv_sge sge = { (uintptr_t)at, len, e->mr->lkey };
+	struct xqpv_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = XQP_SEND_SIGNALED,
+		.send_flags = XQPV_SEND_SIGNALED,
 	}, *bad;
 	int err;
 
-	if (op == XQP_WR_RDMA_WRITE) {
+	if (op == XQPV_WR_RDMA_WRITE) {
 		wr.wr.rdma.remote_addr = raddr;
 		wr.wr.rdma.rkey = e->peer.rkey;
 	}
 	if (e->tr == TR_XRC)
 		wr.qp_type.xrc.remote_srqn = e->peer.srqn;
-	err = xqp_post_send(e->sqp, &wr, &bad);
+	err = xqpv_post_send(e->sqp, &wr, &bad);
 	if (err)
-		die("post %s %llu: %s", op == XQP_WR_SEND ? "SEND" : "RDMA WRITE",
+		die("post %s %llu: %s", op == XQPV_WR_SEND ? "SEND" : "RDMA WRITE",
 		    (unsigned long long)wr_id, strerror(err));
 }
 
 /* The next completion, busy polling; any status but SUCCESS ends the run. */
-static void ep_wc(struct ep *e, struct xqp_wc *wc)
+static void ep_wc(struct ep *e, struct xqpv_wc *wc)
 {
 	uint64_t deadline = 0;
 	unsigned int spins = 0;
 
 	while (e->iwc == e->nwc) {
-		int n = xqp_poll_cq(e->cq, WC_BATCH, e->wc);
+		int n = xqpv_poll_cq(e->cq, WC_BATCH, e->wc);
 
 		if (n < 0)
 			die("poll CQ: %s", strerror(-n));
@@ -533,16 +533,16 @@ static void ep_wc(struct ep *e, struct xqp_wc *wc)
 			die("no completion within %ld s", opt.timeout_s);
 	}
 	*wc = e->wc[e->iwc++];
-	if (wc->status != XQP_WC_SUCCESS)
+	if (wc->status != XQPV_WC_SUCCESS)
 		die("completion of wr_id %llu (QP %#x, opcode %d): %s (status %d)",
 		    (unsigned long long)wc->wr_id, wc->qp_num, (int)wc->opcode,
-		    xqp_wc_status_str(wc->status), (int)wc->status);
+		    xqpv_wc_status_str(wc->status), (int)wc->status);
 }
 
-static void check_send(struct ep *e, const struct xqp_wc *wc, enum xqp_wc_opcode op,
+static void check_send(struct ep *e, const struct xqpv_wc *wc, enum xqpv_wc_opcode op,
 		       uint64_t wr_id, uint32_t len)
 {
-	if (wc->opcode & XQP_WC_RECV)
+	if (wc->opcode & XQPV_WC_RECV)
 		die("a receive (wr_id %llu, %u bytes) while expecting send completion %llu",
 		    (unsigned long long)wc->wr_id, wc->byte_len, (unsigned long long)wr_id);
 	if (wc->opcode != op || wc->wr_id != wr_id || wc->byte_len != len ||
@@ -552,23 +552,23 @@ static void check_send(struct ep *e, const struct xqp_wc *wc, enum xqp_wc_opcode
 		    (int)op, (unsigned long long)wr_id, len, e->sqp->qp_num);
 }
 
-static void take_send(struct ep *e, enum xqp_wc_opcode op, uint64_t wr_id, uint32_t len)
+static void take_send(struct ep *e, enum xqpv_wc_opcode op, uint64_t wr_id, uint32_t len)
 {
-	struct xqp_wc wc;
+	struct xqpv_wc wc;
 
 	ep_wc(e, &wc);
 	check_send(e, &wc, op, wr_id, len);
 }
 
 /* A receive of @len bytes from the peer's send QP into mine: its buffer. */
-static unsigned char *check_recv(struct ep *e, const struct xqp_wc *wc, uint32_t len)
+static unsigned char *check_recv(struct ep *e, const struct xqpv_wc *wc, uint32_t len)
 {
-	if (wc->opcode != XQP_WC_RECV || wc->wr_id >= e->nrecv || wc->byte_len != len ||
+	if (wc->opcode != XQPV_WC_RECV || wc->wr_id >= e->nrecv || wc->byte_len != len ||
 	    wc->qp_num != e->rqpn || wc->src_qp != e->peer.send_qpn || wc->slid != e->peer.lid)
 		die("receive completion: opcode %d, wr_id %llu, %u bytes, QP %#x from QP %#x LID %u; "
 		    "expected %d, < %u, %u, %#x from %#x LID %u",
 		    (int)wc->opcode, (unsigned long long)wc->wr_id, wc->byte_len, wc->qp_num,
-		    wc->src_qp, wc->slid, (int)XQP_WC_RECV, e->nrecv, len, e->rqpn,
+		    wc->src_qp, wc->slid, (int)XQPV_WC_RECV, e->nrecv, len, e->rqpn,
 		    e->peer.send_qpn, e->peer.lid);
 	return recv_slot(e, wc->wr_id);
 }
@@ -593,24 +593,24 @@ static void lat_ping(struct ep *e, const struct cmd *c, uint32_t warm)
 		die("out of memory");
 	for (uint32_t it = 0; it < c->total; it++) {
 		int full = sampled(it, c->total), sent = 0;
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 		uint64_t t0, t1;
 
 		msg_fill(out, c->size, c->tag, it, full);
 		t0 = now_ns();
-		post(e, XQP_WR_SEND, out, c->size, it, 0);
+		post(e, XQPV_WR_SEND, out, c->size, it, 0);
 		for (;;) {
 			ep_wc(e, &wc);
-			if (wc.opcode & XQP_WC_RECV)
+			if (wc.opcode & XQPV_WC_RECV)
 				break;
-			check_send(e, &wc, XQP_WC_SEND, it, c->size);
+			check_send(e, &wc, XQPV_WC_SEND, it, c->size);
 			sent = 1;
 		}
 		t1 = now_ns();
 		msg_check(check_recv(e, &wc, c->size), c->size, c->tag ^ 1, it, full, "answer");
 		repost(e, wc.wr_id);
 		if (!sent)
-			take_send(e, XQP_WC_SEND, it, c->size);
+			take_send(e, XQPV_WC_SEND, it, c->size);
 		if (it >= warm) {
 			rtt[it - warm] = t1 - t0;
 			sum += t1 - t0;
@@ -631,24 +631,24 @@ static void lat_pong(struct ep *e, const struct cmd *c)
 	for (uint32_t it = 0; it < c->total; it++) {
 		unsigned char *out = send_slot(e, it % PONG_SLOTS);
 		int full = sampled(it, c->total);
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 
 		while (done + PONG_SLOTS <= it)
-			take_send(e, XQP_WC_SEND, done++, c->size);
+			take_send(e, XQPV_WC_SEND, done++, c->size);
 		msg_fill(out, c->size, c->tag ^ 1, it, full);
 		for (;;) {
 			ep_wc(e, &wc);
-			if (wc.opcode & XQP_WC_RECV)
+			if (wc.opcode & XQPV_WC_RECV)
 				break;
-			check_send(e, &wc, XQP_WC_SEND, done++, c->size);
+			check_send(e, &wc, XQPV_WC_SEND, done++, c->size);
 		}
 		check_recv(e, &wc, c->size);
-		post(e, XQP_WR_SEND, out, c->size, it, 0);
+		post(e, XQPV_WR_SEND, out, c->size, it, 0);
 		msg_check(recv_slot(e, wc.wr_id), c->size, c->tag, it, full, "message");
 		repost(e, wc.wr_id);
 	}
 	while (done < c->total)
-		take_send(e, XQP_WC_SEND, done++, c->size);
+		take_send(e, XQPV_WC_SEND, done++, c->size);
 }
 
 /* rate, the parent: SENDs within the credits the child returns. */
@@ -659,7 +659,7 @@ static void rate_send(struct ep *e, const struct cmd *c, uint32_t warm)
 	double rate;
 
 	while (acked < c->total || sdone < c->total) {
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 		struct hdr h;
 
 		while (seq < c->total && seq - acked < w && seq - sdone < w) {
@@ -668,12 +668,12 @@ static void rate_send(struct ep *e, const struct cmd *c, uint32_t warm)
 			msg_fill(out, c->size, c->tag, seq, sampled(seq, c->total));
 			if (seq == warm)
 				t0 = now_ns();
-			post(e, XQP_WR_SEND, out, c->size, seq, 0);
+			post(e, XQPV_WR_SEND, out, c->size, seq, 0);
 			seq++;
 		}
 		ep_wc(e, &wc);
-		if (!(wc.opcode & XQP_WC_RECV)) {
-			check_send(e, &wc, XQP_WC_SEND, sdone++, c->size);
+		if (!(wc.opcode & XQPV_WC_RECV)) {
+			check_send(e, &wc, XQPV_WC_SEND, sdone++, c->size);
 			continue;
 		}
 		memcpy(&h, check_recv(e, &wc, sizeof(h)), sizeof(h));
@@ -696,20 +696,20 @@ static void rate_recv(struct ep *e, const struct cmd *c)
 	uint32_t got = 0, credited = 0, asent = 0, adone = 0;
 
 	while (got < c->total || credited < c->total || adone < asent) {
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 
 		if (credited < got && (got - credited >= every || got == c->total) &&
 		    asent - adone < ACK_SLOTS) {
 			unsigned char *out = send_slot(e, asent % ACK_SLOTS);
 
 			msg_fill(out, sizeof(struct hdr), c->tag ^ 1, got, 0);
-			post(e, XQP_WR_SEND, out, sizeof(struct hdr), asent++, 0);
+			post(e, XQPV_WR_SEND, out, sizeof(struct hdr), asent++, 0);
 			credited = got;
 			continue;
 		}
 		ep_wc(e, &wc);
-		if (!(wc.opcode & XQP_WC_RECV)) {
-			check_send(e, &wc, XQP_WC_SEND, adone++, sizeof(struct hdr));
+		if (!(wc.opcode & XQPV_WC_RECV)) {
+			check_send(e, &wc, XQPV_WC_SEND, adone++, sizeof(struct hdr));
 			continue;
 		}
 		if (got == c->total)
@@ -736,11 +736,11 @@ static void bw_write(struct ep *e, const struct cmd *c, uint32_t warm)
 			msg_fill(out, c->size, c->tag, seq, seq + w >= c->total);
 			if (seq == warm)
 				t0 = now_ns();
-			post(e, XQP_WR_RDMA_WRITE, out, c->size, seq,
+			post(e, XQPV_WR_RDMA_WRITE, out, c->size, seq,
 			     e->peer.addr + (seq % w) * e->peer.slot);
 			seq++;
 		}
-		take_send(e, XQP_WC_RDMA_WRITE, done++, c->size);
+		take_send(e, XQPV_WC_RDMA_WRITE, done++, c->size);
 	}
 	t = now_ns() - t0;
 	bw = (double)(c->total - warm) * c->size * 1e3 / (double)t;

@@ -120,7 +120,7 @@ static void open_init(struct open_buf *b, uint32_t xrcd_handle, uint32_t qpn)
 	b->cmd.user_handle = 0x42;
 	b->cmd.pd_handle = xrcd_handle;
 	b->cmd.qpn = qpn;
-	b->cmd.qp_type = XQP_QPT_XRC_TGT;
+	b->cmd.qp_type = XQPV_QPT_XRC_TGT;
 }
 
 static void create_init(struct create_buf *b, uint32_t xrcd_handle)
@@ -132,7 +132,7 @@ static void create_init(struct create_buf *b, uint32_t xrcd_handle)
 	b->cmd.response = (uintptr_t)&qp_resp;
 	b->cmd.user_handle = 0x43;
 	b->cmd.pd_handle = xrcd_handle;	/* XRC_TGT: the XRCD's handle */
-	b->cmd.qp_type = XQP_QPT_XRC_TGT;
+	b->cmd.qp_type = XQPV_QPT_XRC_TGT;
 }
 
 /* write() of a whole command: 0, or the errno. */
@@ -178,37 +178,37 @@ static void do_destroy(int fd, struct destroy_buf *b, uint32_t handle)
 /* ---- setup through libxqpverbs ---------------------------------------- */
 
 struct setup {
-	struct xqp_context *ctx;
-	struct xqp_xrcd *xrcd;
+	struct xqpv_context *ctx;
+	struct xqpv_xrcd *xrcd;
 };
 
 /* A context and an XRCD: private (@xrcd_fd -1) or the one of a file. */
 static struct setup setup_open(const char *dev, int xrcd_fd)
 {
-	struct xqp_xrcd_init_attr xa = {
-		.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS,
+	struct xqpv_xrcd_init_attr xa = {
+		.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS,
 		.fd = xrcd_fd,
 		.oflags = xrcd_fd >= 0 ? O_CREAT : 0,
 	};
 	struct setup s;
 
-	s.ctx = xqp_open_device_path(dev);
+	s.ctx = xqpv_open_device_path(dev);
 	if (!s.ctx)
 		die("open %s: %s", dev, strerror(errno));
-	s.xrcd = xqp_open_xrcd(s.ctx, &xa);
+	s.xrcd = xqpv_open_xrcd(s.ctx, &xa);
 	if (!s.xrcd)
 		die("OPEN_XRCD: %s", strerror(errno));
 	return s;
 }
 
-static struct xqp_qp *setup_qp(struct setup *s)
+static struct xqpv_qp *setup_qp(struct setup *s)
 {
-	struct xqp_qp_init_attr_ex qa = {
-		.qp_type = XQP_QPT_XRC_TGT,
-		.comp_mask = XQP_QP_INIT_ATTR_XRCD,
+	struct xqpv_qp_init_attr_ex qa = {
+		.qp_type = XQPV_QPT_XRC_TGT,
+		.comp_mask = XQPV_QP_INIT_ATTR_XRCD,
 		.xrcd = s->xrcd,
 	};
-	struct xqp_qp *qp = xqp_create_qp_ex(s->ctx, &qa);
+	struct xqpv_qp *qp = xqpv_create_qp_ex(s->ctx, &qa);
 
 	if (!qp)
 		die("CREATE_QP(XRC_TGT): %s", strerror(errno));
@@ -217,9 +217,9 @@ static struct xqp_qp *setup_qp(struct setup *s)
 
 static void setup_close(struct setup *s)
 {
-	if (xqp_close_xrcd(s->xrcd))
+	if (xqpv_close_xrcd(s->xrcd))
 		die("CLOSE_XRCD: %s", strerror(errno));
-	xqp_close_device(s->ctx);
+	xqpv_close_device(s->ctx);
 }
 
 /* ---- the metrics -------------------------------------------------------- */
@@ -262,7 +262,7 @@ static uint64_t open_destroy_loop(int fd, uint32_t xrcd_handle, uint32_t qpn, lo
 	return now_ns() - t0;
 }
 
-static void bench_open_destroy(struct setup *s, struct xqp_qp *qp)
+static void bench_open_destroy(struct setup *s, struct xqpv_qp *qp)
 {
 	int fd = s->ctx->cmd_fd;
 
@@ -289,7 +289,7 @@ static void bench_create_destroy(struct setup *s)
 	report("create_destroy", now_ns() - t0, (uint64_t)iters);
 }
 
-static void bench_open_k(struct setup *s, struct xqp_qp *qp)
+static void bench_open_k(struct setup *s, struct xqpv_qp *qp)
 {
 	int fd = s->ctx->cmd_fd;
 	uint64_t t_open = 0, t_destroy = 0, t0, t1, t2;
@@ -480,7 +480,7 @@ static void bench_mp(const char *dev)
 	char path[] = "/tmp/xqp-bench-xrcd.XXXXXX";
 	uint32_t *same = calloc((size_t)procs, sizeof(*same));
 	uint32_t *distinct = calloc((size_t)procs, sizeof(*distinct));
-	struct xqp_qp **qps = calloc((size_t)procs, sizeof(*qps));
+	struct xqpv_qp **qps = calloc((size_t)procs, sizeof(*qps));
 	char metric[64];
 	struct setup s;
 	int xfd;
@@ -502,7 +502,7 @@ static void bench_mp(const char *dev)
 	snprintf(metric, sizeof(metric), "mp%ld_same", procs);
 	mp_run(metric, dev, path, same);
 	for (i = 0; i < procs; i++) {
-		if (xqp_destroy_qp(qps[i]))
+		if (xqpv_destroy_qp(qps[i]))
 			die("DESTROY_QP: %s", strerror(errno));
 	}
 	setup_close(&s);
@@ -539,7 +539,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct xqp_qp *qp;
+	struct xqpv_qp *qp;
 	struct setup s;
 	const char *dev;
 	int opt;
@@ -568,7 +568,7 @@ int main(int argc, char **argv)
 	bench_open_destroy(&s, qp);
 	bench_create_destroy(&s);
 	bench_open_k(&s, qp);
-	if (xqp_destroy_qp(qp))
+	if (xqpv_destroy_qp(qp))
 		die("DESTROY_QP: %s", strerror(errno));
 	setup_close(&s);
 	bench_mp(dev);

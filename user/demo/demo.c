@@ -55,9 +55,9 @@ struct actor {
 	const char *name;
 	int cmd[2], ack[2];
 	pid_t pid;
-	struct xqp_context *ctx;
-	struct xqp_xrcd *xrcd;
-	struct xqp_qp *qp;
+	struct xqpv_context *ctx;
+	struct xqpv_xrcd *xrcd;
+	struct xqpv_qp *qp;
 	uint32_t qpn;
 };
 
@@ -90,20 +90,20 @@ static uint32_t recv_u32(int fd)
 
 static void join_domain(struct actor *a, int oflags)
 {
-	struct xqp_xrcd_init_attr ia = {
-		.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS,
+	struct xqpv_xrcd_init_attr ia = {
+		.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS,
 		.oflags = oflags,
 	};
 	int fd;
 
-	a->ctx = xqp_open_device_path(dev);
+	a->ctx = xqpv_open_device_path(dev);
 	if (!a->ctx)
 		die("open device");
 	fd = open(domain_file, O_RDONLY | O_CREAT, 0600);
 	if (fd < 0)
 		die("open domain file");
 	ia.fd = fd;
-	a->xrcd = xqp_open_xrcd(a->ctx, &ia);
+	a->xrcd = xqpv_open_xrcd(a->ctx, &ia);
 	if (!a->xrcd)
 		die("open XRC domain");
 	close(fd);
@@ -115,27 +115,27 @@ static void actor_main(struct actor *a)
 	me = a->name;
 	for (;;) {
 		uint32_t step = recv_u32(a->cmd[0]), reply = 0;
-		struct xqp_qp_attr attr;
-		struct xqp_async_event ev;
+		struct xqpv_qp_attr attr;
+		struct xqpv_async_event ev;
 
 		switch (step) {
 		case S_CREATE: {
-			struct xqp_qp_init_attr_ex qa = {
-				.qp_type = XQP_QPT_XRC_RECV,
-				.comp_mask = XQP_QP_INIT_ATTR_XRCD,
+			struct xqpv_qp_init_attr_ex qa = {
+				.qp_type = XQPV_QPT_XRC_RECV,
+				.comp_mask = XQPV_QP_INIT_ATTR_XRCD,
 			};
 
 			join_domain(a, O_CREAT);
 			qa.xrcd = a->xrcd;
-			a->qp = xqp_create_qp_ex(a->ctx, &qa);
+			a->qp = xqpv_create_qp_ex(a->ctx, &qa);
 			if (!a->qp)
 				die("create XRC target QP");
 			memset(&attr, 0, sizeof(attr));
-			attr.qp_state = XQP_QPS_INIT;
+			attr.qp_state = XQPV_QPS_INIT;
 			attr.port_num = 1;
-			attr.qp_access_flags = XQP_ACCESS_REMOTE_WRITE;
-			if (xqp_modify_qp(a->qp, &attr, XQP_QP_STATE | XQP_QP_PKEY_INDEX |
-					  XQP_QP_PORT | XQP_QP_ACCESS_FLAGS))
+			attr.qp_access_flags = XQPV_ACCESS_REMOTE_WRITE;
+			if (xqpv_modify_qp(a->qp, &attr, XQPV_QP_STATE | XQPV_QP_PKEY_INDEX |
+					  XQPV_QP_PORT | XQPV_QP_ACCESS_FLAGS))
 				die("modify to INIT");
 			say("created XRC target QP 0x%06x and moved it to INIT", a->qp->qp_num);
 			say("sends the QP number to the others over a pipe");
@@ -143,16 +143,16 @@ static void actor_main(struct actor *a)
 			break;
 		}
 		case S_OPEN: {
-			struct xqp_qp_open_attr oa = {
-				.comp_mask = XQP_QP_OPEN_ATTR_NUM | XQP_QP_OPEN_ATTR_XRCD |
-					     XQP_QP_OPEN_ATTR_TYPE,
-				.qp_type = XQP_QPT_XRC_RECV,
+			struct xqpv_qp_open_attr oa = {
+				.comp_mask = XQPV_QP_OPEN_ATTR_NUM | XQPV_QP_OPEN_ATTR_XRCD |
+					     XQPV_QP_OPEN_ATTR_TYPE,
+				.qp_type = XQPV_QPT_XRC_RECV,
 			};
 
 			oa.qp_num = recv_u32(a->cmd[0]);
 			join_domain(a, 0);
 			oa.xrcd = a->xrcd;
-			a->qp = xqp_open_qp(a->ctx, &oa);
+			a->qp = xqpv_open_qp(a->ctx, &oa);
 			if (!a->qp)
 				die("open QP");
 			say("opened QP 0x%06x by its number: a handle of its own, equal to the creator's",
@@ -165,7 +165,7 @@ static void actor_main(struct actor *a)
 			send_u32(a->ack[1], 0);
 			exit(0);
 		case S_QUERY:
-			if (xqp_query_qp(a->qp, &attr, XQP_QP_STATE, NULL))
+			if (xqpv_query_qp(a->qp, &attr, XQPV_QP_STATE, NULL))
 				die("query");
 			say("queries QP 0x%06x through its own handle: it is alive, state %s",
 			    a->qp->qp_num, state_name(attr.qp_state));
@@ -173,7 +173,7 @@ static void actor_main(struct actor *a)
 		case S_RAISE:
 			say("asks the device to report 'communication established' on the QP");
 			say("(a test hook, as hardware would report it)");
-			if (xqp_raise_qp_event(a->qp, XQP_EVENT_COMM_EST))
+			if (xqpv_raise_qp_event(a->qp, XQPV_EVENT_COMM_EST))
 				say("  no event hook on this device (%s): skipping events",
 				    strerror(errno));
 			break;
@@ -184,40 +184,40 @@ static void actor_main(struct actor *a)
 				say("no event arrived");
 				break;
 			}
-			if (xqp_get_async_event(a->ctx, &ev))
+			if (xqpv_get_async_event(a->ctx, &ev))
 				die("get event");
-			say("got event '%s' on %s", xqp_event_type_str(ev.event_type),
+			say("got event '%s' on %s", xqpv_event_type_str(ev.event_type),
 			    ev.element.qp == a->qp ? "its own handle" : "someone else's handle?!");
-			xqp_ack_async_event(&ev);
+			xqpv_ack_async_event(&ev);
 			break;
 		}
 		case S_TO_RTR:
 			memset(&attr, 0, sizeof(attr));
-			attr.qp_state = XQP_QPS_RTR;
-			attr.path_mtu = XQP_MTU_1024;
+			attr.qp_state = XQPV_QPS_RTR;
+			attr.path_mtu = XQPV_MTU_1024;
 			attr.dest_qp_num = 0x42;
 			attr.max_dest_rd_atomic = 1;
 			attr.min_rnr_timer = 12;
 			attr.ah_attr.dlid = 1;
 			attr.ah_attr.port_num = 1;
-			if (xqp_modify_qp(a->qp, &attr, XQP_QP_STATE | XQP_QP_AV | XQP_QP_PATH_MTU |
-					  XQP_QP_DEST_QPN | XQP_QP_RQ_PSN |
-					  XQP_QP_MAX_DEST_RD_ATOMIC | XQP_QP_MIN_RNR_TIMER))
+			if (xqpv_modify_qp(a->qp, &attr, XQPV_QP_STATE | XQPV_QP_AV | XQPV_QP_PATH_MTU |
+					  XQPV_QP_DEST_QPN | XQPV_QP_RQ_PSN |
+					  XQPV_QP_MAX_DEST_RD_ATOMIC | XQPV_QP_MIN_RNR_TIMER))
 				die("modify to RTR");
 			say("moves the QP to RTR through its handle (one real QP for everyone)");
 			break;
 		case S_DESTROY: {
 			uint32_t qpn = a->qp->qp_num;
 
-			if (xqp_destroy_qp(a->qp))
+			if (xqpv_destroy_qp(a->qp))
 				die("destroy");
 			a->qp = NULL;
 			say("destroys its handle on QP 0x%06x", qpn);
 			break;
 		}
 		case S_EXIT:
-			xqp_close_xrcd(a->xrcd);
-			xqp_close_device(a->ctx);
+			xqpv_close_xrcd(a->xrcd);
+			xqpv_close_device(a->ctx);
 			say("closes its XRC domain and device, and exits");
 			send_u32(a->ack[1], 0);
 			exit(0);
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
 {
 	struct actor creator = { .name = "creator" }, o1 = { .name = "opener-1" },
 		     o2 = { .name = "opener-2" };
-	struct xqp_context *ctx;
+	struct xqpv_context *ctx;
 	uint32_t qpn;
 	int st;
 
@@ -300,21 +300,21 @@ int main(int argc, char **argv)
 	step(&o2, S_QUERY);
 	step(&o2, S_DESTROY);
 	{
-		struct xqp_xrcd_init_attr ia = {
-			.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS,
+		struct xqpv_xrcd_init_attr ia = {
+			.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS,
 		};
-		struct xqp_qp_open_attr oa = {
-			.comp_mask = XQP_QP_OPEN_ATTR_NUM | XQP_QP_OPEN_ATTR_XRCD |
-				     XQP_QP_OPEN_ATTR_TYPE,
-			.qp_num = qpn, .qp_type = XQP_QPT_XRC_RECV,
+		struct xqpv_qp_open_attr oa = {
+			.comp_mask = XQPV_QP_OPEN_ATTR_NUM | XQPV_QP_OPEN_ATTR_XRCD |
+				     XQPV_QP_OPEN_ATTR_TYPE,
+			.qp_num = qpn, .qp_type = XQPV_QPT_XRC_RECV,
 		};
-		struct xqp_qp *qp;
+		struct xqpv_qp *qp;
 		int fd = open(domain_file, O_RDONLY);
 
-		ctx = xqp_open_device_path(dev);
+		ctx = xqpv_open_device_path(dev);
 		ia.fd = fd;
-		oa.xrcd = ctx ? xqp_open_xrcd(ctx, &ia) : NULL;
-		qp = oa.xrcd ? xqp_open_qp(ctx, &oa) : NULL;
+		oa.xrcd = ctx ? xqpv_open_xrcd(ctx, &ia) : NULL;
+		qp = oa.xrcd ? xqpv_open_qp(ctx, &oa) : NULL;
 		if (qp)
 			say("QP 0x%06x can still be opened?! (unexpected)", qpn);
 		else
@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		if (ctx)
-			xqp_close_device(ctx);
+			xqpv_close_device(ctx);
 	}
 	step(&o1, S_EXIT);
 	step(&o2, S_EXIT);

@@ -3,7 +3,7 @@
  * libxqpverbs: completion queues and completion channels. CREATE_CQ names
  * the channel by its fd (the channel's "handle" in uverbs is the fd);
  * events read from the channel carry the CQ's user_handle, which is the
- * library's struct xqp_cq, as libibverbs does. POLL_CQ answers a header and
+ * library's struct xqpv_cq, as libibverbs does. POLL_CQ answers a header and
  * an array of struct ib_uverbs_wc in one response buffer.
  */
 #define _GNU_SOURCE
@@ -14,11 +14,11 @@
 
 /* ---- completion channels --------------------------------------------------- */
 
-struct xqp_comp_channel *xqp_create_comp_channel(struct xqp_context *ctx)
+struct xqpv_comp_channel *xqpv_create_comp_channel(struct xqpv_context *ctx)
 {
 	struct ib_uverbs_create_comp_channel_resp resp;
 	struct ib_uverbs_create_comp_channel cmd;
-	struct xqp_comp_channel *ch;
+	struct xqpv_comp_channel *ch;
 	int err;
 
 	ch = calloc(1, sizeof(*ch));
@@ -35,7 +35,7 @@ struct xqp_comp_channel *xqp_create_comp_channel(struct xqp_context *ctx)
 	return ch;
 }
 
-int xqp_destroy_comp_channel(struct xqp_comp_channel *ch)
+int xqpv_destroy_comp_channel(struct xqpv_comp_channel *ch)
 {
 	if (__atomic_load_n(&ch->refcnt, __ATOMIC_ACQUIRE))
 		return fail(EBUSY);
@@ -44,10 +44,10 @@ int xqp_destroy_comp_channel(struct xqp_comp_channel *ch)
 	return 0;
 }
 
-int xqp_get_cq_event(struct xqp_comp_channel *ch, struct xqp_cq **cq, void **cq_context)
+int xqpv_get_cq_event(struct xqpv_comp_channel *ch, struct xqpv_cq **cq, void **cq_context)
 {
 	struct ib_uverbs_comp_event_desc ev;
-	struct xqp_cq *c;
+	struct xqpv_cq *c;
 	ssize_t n;
 
 	n = read(ch->fd, &ev, sizeof(ev));
@@ -55,14 +55,14 @@ int xqp_get_cq_event(struct xqp_comp_channel *ch, struct xqp_cq **cq, void **cq_
 		return fail(errno);
 	if (n != sizeof(ev))
 		return fail(EIO);
-	c = (struct xqp_cq *)(uintptr_t)ev.cq_handle;	/* our user_handle */
+	c = (struct xqpv_cq *)(uintptr_t)ev.cq_handle;	/* our user_handle */
 	*cq = c;
 	if (cq_context)
 		*cq_context = c->cq_context;
 	return 0;
 }
 
-void xqp_ack_cq_events(struct xqp_cq *cq, unsigned int nevents)
+void xqpv_ack_cq_events(struct xqpv_cq *cq, unsigned int nevents)
 {
 	struct event_acks a = { &cq->mutex, &cq->cond, &cq->comp_events_completed };
 
@@ -71,12 +71,12 @@ void xqp_ack_cq_events(struct xqp_cq *cq, unsigned int nevents)
 
 /* ---- CQs ------------------------------------------------------------------------ */
 
-struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
-			     struct xqp_comp_channel *channel, int comp_vector)
+struct xqpv_cq *xqpv_create_cq(struct xqpv_context *ctx, int cqe, void *cq_context,
+			     struct xqpv_comp_channel *channel, int comp_vector)
 {
 	struct ib_uverbs_create_cq_resp resp;
 	struct ib_uverbs_create_cq cmd;
-	struct xqp_cq *cq;
+	struct xqpv_cq *cq;
 	int err;
 
 	if (channel && channel->context != ctx)
@@ -105,9 +105,9 @@ struct xqp_cq *xqp_create_cq(struct xqp_context *ctx, int cqe, void *cq_context,
 	return cq;
 }
 
-int xqp_destroy_cq(struct xqp_cq *cq)
+int xqpv_destroy_cq(struct xqpv_cq *cq)
 {
-	struct xqp_comp_channel *ch = cq->channel;
+	struct xqpv_comp_channel *ch = cq->channel;
 	int err = xqpi_destroy_acked(cq->context, IB_USER_VERBS_CMD_DESTROY_CQ, cq->handle,
 				     cq_acks(cq), &cq->comp_events_completed);
 
@@ -125,11 +125,11 @@ int xqp_destroy_cq(struct xqp_cq *cq)
 #define POLL_MAX ((0xffff * 4 - sizeof(struct ib_uverbs_poll_cq_resp)) / \
 		  sizeof(struct ib_uverbs_wc))
 
-static void wc_from_kernel(struct xqp_wc *w, const struct ib_uverbs_wc *k)
+static void wc_from_kernel(struct xqpv_wc *w, const struct ib_uverbs_wc *k)
 {
 	w->wr_id = k->wr_id;
-	w->status = (enum xqp_wc_status)k->status;
-	w->opcode = (enum xqp_wc_opcode)k->opcode;
+	w->status = (enum xqpv_wc_status)k->status;
+	w->opcode = (enum xqpv_wc_opcode)k->opcode;
 	w->vendor_err = k->vendor_err;
 	w->byte_len = k->byte_len;
 	w->imm_data = k->ex.imm_data;
@@ -143,7 +143,7 @@ static void wc_from_kernel(struct xqp_wc *w, const struct ib_uverbs_wc *k)
 	w->port_num = k->port_num;
 }
 
-int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc)
+int xqpv_poll_cq(struct xqpv_cq *cq, int num_entries, struct xqpv_wc *wc)
 {
 	unsigned char small[sizeof(struct ib_uverbs_poll_cq_resp) +
 			    16 * sizeof(struct ib_uverbs_wc)];
@@ -176,7 +176,7 @@ int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc)
 	return err ? -fail(err) : (int)ne;
 }
 
-int xqp_req_notify_cq(struct xqp_cq *cq, int solicited_only)
+int xqpv_req_notify_cq(struct xqpv_cq *cq, int solicited_only)
 {
 	struct ib_uverbs_req_notify_cq cmd;
 
@@ -187,7 +187,7 @@ int xqp_req_notify_cq(struct xqp_cq *cq, int solicited_only)
 			     sizeof(cmd), 0);
 }
 
-int xqp_resize_cq(struct xqp_cq *cq, int cqe)
+int xqpv_resize_cq(struct xqpv_cq *cq, int cqe)
 {
 	struct ib_uverbs_resize_cq_resp resp;
 	struct ib_uverbs_resize_cq cmd;
@@ -203,31 +203,31 @@ int xqp_resize_cq(struct xqp_cq *cq, int cqe)
 	return 0;
 }
 
-const char *xqp_wc_status_str(enum xqp_wc_status status)
+const char *xqpv_wc_status_str(enum xqpv_wc_status status)
 {
 	static const char *const names[] = {
-		[XQP_WC_SUCCESS] = "success",
-		[XQP_WC_LOC_LEN_ERR] = "local length error",
-		[XQP_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[XQP_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-		[XQP_WC_LOC_PROT_ERR] = "local protection error",
-		[XQP_WC_WR_FLUSH_ERR] = "work request flushed",
-		[XQP_WC_MW_BIND_ERR] = "memory management operation error",
-		[XQP_WC_BAD_RESP_ERR] = "bad response error",
-		[XQP_WC_LOC_ACCESS_ERR] = "local access error",
-		[XQP_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-		[XQP_WC_REM_ACCESS_ERR] = "remote access error",
-		[XQP_WC_REM_OP_ERR] = "remote operation error",
-		[XQP_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[XQP_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[XQP_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-		[XQP_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-		[XQP_WC_REM_ABORT_ERR] = "aborted error",
-		[XQP_WC_INV_EECN_ERR] = "invalid EE context number",
-		[XQP_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-		[XQP_WC_FATAL_ERR] = "fatal error",
-		[XQP_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-		[XQP_WC_GENERAL_ERR] = "general error",
+		[XQPV_WC_SUCCESS] = "success",
+		[XQPV_WC_LOC_LEN_ERR] = "local length error",
+		[XQPV_WC_LOC_QP_OP_ERR] = "local QP operation error",
+		[XQPV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
+		[XQPV_WC_LOC_PROT_ERR] = "local protection error",
+		[XQPV_WC_WR_FLUSH_ERR] = "work request flushed",
+		[XQPV_WC_MW_BIND_ERR] = "memory management operation error",
+		[XQPV_WC_BAD_RESP_ERR] = "bad response error",
+		[XQPV_WC_LOC_ACCESS_ERR] = "local access error",
+		[XQPV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
+		[XQPV_WC_REM_ACCESS_ERR] = "remote access error",
+		[XQPV_WC_REM_OP_ERR] = "remote operation error",
+		[XQPV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+		[XQPV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+		[XQPV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
+		[XQPV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
+		[XQPV_WC_REM_ABORT_ERR] = "aborted error",
+		[XQPV_WC_INV_EECN_ERR] = "invalid EE context number",
+		[XQPV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
+		[XQPV_WC_FATAL_ERR] = "fatal error",
+		[XQPV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
+		[XQPV_WC_GENERAL_ERR] = "general error",
 	};
 
 	if ((unsigned int)status < sizeof(names) / sizeof(names[0]) && names[status])

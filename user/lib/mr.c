@@ -8,12 +8,12 @@
 
 #include "priv.h"
 
-struct xqp_mr *xqp_reg_mr_iova(struct xqp_pd *pd, void *addr, size_t length,
+struct xqpv_mr *xqpv_reg_mr_iova(struct xqpv_pd *pd, void *addr, size_t length,
 			       uint64_t iova, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp;
 	struct ib_uverbs_reg_mr cmd;
-	struct xqp_mr *mr;
+	struct xqpv_mr *mr;
 	int err;
 
 	mr = calloc(1, sizeof(*mr));
@@ -41,12 +41,12 @@ struct xqp_mr *xqp_reg_mr_iova(struct xqp_pd *pd, void *addr, size_t length,
 	return mr;
 }
 
-struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, void *addr, size_t length, int access)
+struct xqpv_mr *xqpv_reg_mr(struct xqpv_pd *pd, void *addr, size_t length, int access)
 {
-	return xqp_reg_mr_iova(pd, addr, length, RESP(addr), access);
+	return xqpv_reg_mr_iova(pd, addr, length, RESP(addr), access);
 }
 
-int xqp_dereg_mr(struct xqp_mr *mr)
+int xqpv_dereg_mr(struct xqpv_mr *mr)
 {
 	int err = xqpi_destroy_plain(mr->context, IB_USER_VERBS_CMD_DEREG_MR, mr->handle);
 
@@ -56,11 +56,11 @@ int xqp_dereg_mr(struct xqp_mr *mr)
 	return 0;
 }
 
-struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, struct xqp_ah_attr *attr)
+struct xqpv_ah *xqpv_create_ah(struct xqpv_pd *pd, struct xqpv_ah_attr *attr)
 {
 	struct ib_uverbs_create_ah_resp resp;
 	struct ib_uverbs_create_ah cmd;
-	struct xqp_ah *ah;
+	struct xqpv_ah *ah;
 	int err;
 
 	ah = calloc(1, sizeof(*ah));
@@ -91,7 +91,7 @@ struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, struct xqp_ah_attr *attr)
 	return ah;
 }
 
-int xqp_destroy_ah(struct xqp_ah *ah)
+int xqpv_destroy_ah(struct xqpv_ah *ah)
 {
 	int err = xqpi_destroy_plain(ah->context, IB_USER_VERBS_CMD_DESTROY_AH, ah->handle);
 

@@ -26,11 +26,11 @@ _Static_assert(sizeof(struct ib_uverbs_post_recv) == sizeof(struct ib_uverbs_pos
 	       offsetof(struct ib_uverbs_post_recv, wqe_size) ==
 	       offsetof(struct ib_uverbs_post_srq_recv, wqe_size),
 	       "POST_RECV and POST_SRQ_RECV share one layout");
-_Static_assert(sizeof(struct ib_uverbs_sge) == sizeof(struct xqp_sge) &&
-	       offsetof(struct ib_uverbs_sge, lkey) == offsetof(struct xqp_sge, lkey),
+_Static_assert(sizeof(struct ib_uverbs_sge) == sizeof(struct xqpv_sge) &&
+	       offsetof(struct ib_uverbs_sge, lkey) == offsetof(struct xqpv_sge, lkey),
 	       "an SGE is copied as is");
 
-static int sges_ok(const struct xqp_sge *sg, int num_sge)
+static int sges_ok(const struct xqpv_sge *sg, int num_sge)
 {
 	return num_sge >= 0 && (!num_sge || sg);
 }
@@ -42,7 +42,7 @@ static size_t post_len(size_t n, size_t wqe, size_t s)
 	       s * sizeof(struct ib_uverbs_sge);
 }
 
-static void send_wr_to_kernel(struct xqp_uverbs_send_wr *k, const struct xqp_send_wr *w)
+static void send_wr_to_kernel(struct xqp_uverbs_send_wr *k, const struct xqpv_send_wr *w)
 {
 	memset(k, 0, sizeof(*k));
 	k->wr.wr_id = w->wr_id;
@@ -51,14 +51,14 @@ static void send_wr_to_kernel(struct xqp_uverbs_send_wr *k, const struct xqp_sen
 	k->wr.send_flags = w->send_flags;
 	k->wr.ex.imm_data = w->imm_data;
 	switch (w->opcode) {
-	case XQP_WR_RDMA_WRITE:
-	case XQP_WR_RDMA_WRITE_WITH_IMM:
-	case XQP_WR_RDMA_READ:
+	case XQPV_WR_RDMA_WRITE:
+	case XQPV_WR_RDMA_WRITE_WITH_IMM:
+	case XQPV_WR_RDMA_READ:
 		k->wr.wr.rdma.remote_addr = w->wr.rdma.remote_addr;
 		k->wr.wr.rdma.rkey = w->wr.rdma.rkey;
 		break;
-	case XQP_WR_ATOMIC_CMP_AND_SWP:
-	case XQP_WR_ATOMIC_FETCH_AND_ADD:
+	case XQPV_WR_ATOMIC_CMP_AND_SWP:
+	case XQPV_WR_ATOMIC_FETCH_AND_ADD:
 		k->wr.wr.atomic.remote_addr = w->wr.atomic.remote_addr;
 		k->wr.wr.atomic.compare_add = w->wr.atomic.compare_add;
 		k->wr.wr.atomic.swap = w->wr.atomic.swap;
@@ -75,10 +75,10 @@ static void send_wr_to_kernel(struct xqp_uverbs_send_wr *k, const struct xqp_sen
 	k->xrc_remote_srq_num = w->qp_type.xrc.remote_srqn;
 }
 
-int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr **bad_wr)
+int xqpv_post_send(struct xqpv_qp *qp, struct xqpv_send_wr *wr, struct xqpv_send_wr **bad_wr)
 {
 	const size_t wqe = sizeof(struct xqp_uverbs_send_wr);
-	struct xqp_send_wr *w = wr, *dummy;
+	struct xqpv_send_wr *w = wr, *dummy;
 
 	if (!bad_wr)
 		bad_wr = &dummy;
@@ -86,7 +86,7 @@ int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr 
 	while (w) {
 		struct ib_uverbs_post_send_resp resp;
 		struct ib_uverbs_post_send *cmd;
-		struct xqp_send_wr *invalid = NULL, *end = w;
+		struct xqpv_send_wr *invalid = NULL, *end = w;
 		struct ib_uverbs_sge *sge;
 		size_t n = 0, s = 0, len;
 		unsigned char *buf;
@@ -95,7 +95,7 @@ int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr 
 		/* how many WRs this write takes; stop before one we refuse */
 		for (; end; end = end->next) {
 			if (!sges_ok(end->sg_list, end->num_sge) ||
-			    (qp->qp_type == XQP_QPT_UD && !end->wr.ud.ah)) {
+			    (qp->qp_type == XQPV_QPT_UD && !end->wr.ud.ah)) {
 				invalid = end;
 				break;
 			}
@@ -123,7 +123,7 @@ int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr 
 		cmd->wqe_size = (uint32_t)wqe;
 		sge = (void *)(buf + HDR_LEN + sizeof(*cmd) + n * wqe);
 		{
-			struct xqp_send_wr *x = w;
+			struct xqpv_send_wr *x = w;
 
 			for (size_t i = 0; i < n; i++, x = x->next) {
 				send_wr_to_kernel((void *)(buf + HDR_LEN + sizeof(*cmd) + i * wqe), x);
@@ -136,7 +136,7 @@ int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr 
 		free(buf);
 		if (err) {
 			/* resp.bad_wr: 1-based; 0 = refused before any was posted */
-			struct xqp_send_wr *x = w;
+			struct xqpv_send_wr *x = w;
 
 			for (uint32_t i = 1; i < resp.bad_wr && i < n && x->next; i++)
 				x = x->next;
@@ -153,11 +153,11 @@ int xqp_post_send(struct xqp_qp *qp, struct xqp_send_wr *wr, struct xqp_send_wr 
 }
 
 /* POST_RECV or POST_SRQ_RECV (@command) of the list @wr on @handle. */
-static int post_recv_any(struct xqp_context *ctx, uint32_t command, uint32_t handle,
-			 struct xqp_recv_wr *wr, struct xqp_recv_wr **bad_wr)
+static int post_recv_any(struct xqpv_context *ctx, uint32_t command, uint32_t handle,
+			 struct xqpv_recv_wr *wr, struct xqpv_recv_wr **bad_wr)
 {
 	const size_t wqe = sizeof(struct ib_uverbs_recv_wr);
-	struct xqp_recv_wr *w = wr, *dummy;
+	struct xqpv_recv_wr *w = wr, *dummy;
 
 	if (!bad_wr)
 		bad_wr = &dummy;
@@ -165,7 +165,7 @@ static int post_recv_any(struct xqp_context *ctx, uint32_t command, uint32_t han
 	while (w) {
 		struct ib_uverbs_post_recv_resp resp;
 		struct ib_uverbs_post_recv *cmd;
-		struct xqp_recv_wr *invalid = NULL, *end = w;
+		struct xqpv_recv_wr *invalid = NULL, *end = w;
 		struct ib_uverbs_recv_wr *k;
 		struct ib_uverbs_sge *sge;
 		size_t n = 0, s = 0, len;
@@ -202,7 +202,7 @@ static int post_recv_any(struct xqp_context *ctx, uint32_t command, uint32_t han
 		k = (void *)(buf + HDR_LEN + sizeof(*cmd));
 		sge = (void *)(k + n);
 		{
-			struct xqp_recv_wr *x = w;
+			struct xqpv_recv_wr *x = w;
 
 			for (size_t i = 0; i < n; i++, x = x->next) {
 				k[i].wr_id = x->wr_id;
@@ -214,7 +214,7 @@ static int post_recv_any(struct xqp_context *ctx, uint32_t command, uint32_t han
 		err = xqpi_write_cmd(ctx, command, buf, len, sizeof(resp));
 		free(buf);
 		if (err) {
-			struct xqp_recv_wr *x = w;
+			struct xqpv_recv_wr *x = w;
 
 			for (uint32_t i = 1; i < resp.bad_wr && i < n && x->next; i++)
 				x = x->next;
@@ -230,13 +230,13 @@ static int post_recv_any(struct xqp_context *ctx, uint32_t command, uint32_t han
 	return 0;
 }
 
-int xqp_post_recv(struct xqp_qp *qp, struct xqp_recv_wr *wr, struct xqp_recv_wr **bad_wr)
+int xqpv_post_recv(struct xqpv_qp *qp, struct xqpv_recv_wr *wr, struct xqpv_recv_wr **bad_wr)
 {
 	return post_recv_any(qp->context, IB_USER_VERBS_CMD_POST_RECV, qp->handle, wr, bad_wr);
 }
 
-int xqp_post_srq_recv(struct xqp_srq *srq, struct xqp_recv_wr *wr,
-		      struct xqp_recv_wr **bad_wr)
+int xqpv_post_srq_recv(struct xqpv_srq *srq, struct xqpv_recv_wr *wr,
+		      struct xqpv_recv_wr **bad_wr)
 {
 	return post_recv_any(srq->context, IB_USER_VERBS_CMD_POST_SRQ_RECV, srq->handle,
 			     wr, bad_wr);
@@ -244,7 +244,7 @@ int xqp_post_srq_recv(struct xqp_srq *srq, struct xqp_recv_wr *wr,
 
 /* ---- SRQ attributes ------------------------------------------------------------ */
 
-int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, int attr_mask)
+int xqpv_modify_srq(struct xqpv_srq *srq, struct xqpv_srq_attr *attr, int attr_mask)
 {
 	struct ib_uverbs_modify_srq cmd;
 
@@ -256,7 +256,7 @@ int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, int attr_mask
 	return xqpi_exec_cmd(srq->context, IB_USER_VERBS_CMD_MODIFY_SRQ, &cmd, sizeof(cmd), 0);
 }
 
-int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr)
+int xqpv_query_srq(struct xqpv_srq *srq, struct xqpv_srq_attr *attr)
 {
 	struct ib_uverbs_query_srq_resp resp;
 	struct ib_uverbs_query_srq cmd;

@@ -34,7 +34,7 @@ static inline void *fail_ptr(int err)
  * response, if any, lands where @cmd's leading `response` field points (set
  * by the caller). Return: 0 or errno.
  */
-int xqpi_exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
+int xqpi_exec_cmd(struct xqpv_context *ctx, uint32_t command, const void *cmd,
 		  size_t cmd_len, size_t resp_len);
 
 /*
@@ -43,7 +43,7 @@ int xqpi_exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
  * @total bytes in all (header included). EINVAL past the legacy header's
  * 16-bit word counts.
  */
-int xqpi_write_cmd(struct xqp_context *ctx, uint32_t command, void *buf,
+int xqpi_write_cmd(struct xqpv_context *ctx, uint32_t command, void *buf,
 		   size_t total, size_t resp_len);
 
 #define RESP(r) ((uint64_t)(uintptr_t)(r))
@@ -69,7 +69,7 @@ static inline int destroy_err(int err)
 /*
  * An object's count of the async events the user acknowledged, with the
  * lock and condition that guard it (libibverbs' scheme). A CQ's completion
- * events count under the same lock (struct xqp_cq.comp_events_completed).
+ * events count under the same lock (struct xqpv_cq.comp_events_completed).
  */
 struct event_acks {
 	pthread_mutex_t *mutex;
@@ -77,7 +77,7 @@ struct event_acks {
 	uint32_t *completed;
 };
 
-static inline struct event_acks cq_acks(struct xqp_cq *cq)
+static inline struct event_acks cq_acks(struct xqpv_cq *cq)
 {
 	return (struct event_acks){ &cq->mutex, &cq->cond, &cq->async_events_completed };
 }
@@ -103,10 +103,10 @@ static inline void acks_add(struct event_acks a, uint32_t n)
  * reported for the object and, for a CQ (@comp_completed, under the same
  * lock), every completion event; then destroys the lock and condition.
  */
-int xqpi_destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t handle,
+int xqpi_destroy_acked(struct xqpv_context *ctx, uint32_t command, uint32_t handle,
 		       struct event_acks acks, uint32_t *comp_completed);
 
 /* DEALLOC_PD, CLOSE_XRCD, DEREG_MR, DESTROY_AH (@command) of @handle. */
-int xqpi_destroy_plain(struct xqp_context *ctx, uint32_t command, uint32_t handle);
+int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t handle);
 
 #endif

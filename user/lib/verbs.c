@@ -21,7 +21,7 @@
 
 /* ---- command transport -------------------------------------------------- */
 
-int xqpi_write_cmd(struct xqp_context *ctx, uint32_t command, void *buf,
+int xqpi_write_cmd(struct xqpv_context *ctx, uint32_t command, void *buf,
 		   size_t total, size_t resp_len)
 {
 	struct ib_uverbs_cmd_hdr hdr;
@@ -41,7 +41,7 @@ int xqpi_write_cmd(struct xqp_context *ctx, uint32_t command, void *buf,
 	return 0;
 }
 
-int xqpi_exec_cmd(struct xqp_context *ctx, uint32_t command, const void *cmd,
+int xqpi_exec_cmd(struct xqpv_context *ctx, uint32_t command, const void *cmd,
 		  size_t cmd_len, size_t resp_len)
 {
 	unsigned char buf[sizeof(struct ib_uverbs_cmd_hdr) + 512];
@@ -70,7 +70,7 @@ static int read_sysfs(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int add_class(struct xqp_device ***list, int *n, const char *class_dir,
+static int add_class(struct xqpv_device ***list, int *n, const char *class_dir,
 		     const char *dev_dir, int is_xqp)
 {
 	DIR *d = opendir(class_dir);
@@ -80,7 +80,7 @@ static int add_class(struct xqp_device ***list, int *n, const char *class_dir,
 		return 0;
 	while ((de = readdir(d))) {
 		char path[512];
-		struct xqp_device *dev, **grown;
+		struct xqpv_device *dev, **grown;
 
 		if (strncmp(de->d_name, "uverbs", 6))
 			continue;
@@ -109,16 +109,16 @@ nomem:
 	return ENOMEM;
 }
 
-struct xqp_device **xqp_get_device_list(int *num_devices)
+struct xqpv_device **xqpv_get_device_list(int *num_devices)
 {
-	struct xqp_device **list = calloc(1, sizeof(*list));
+	struct xqpv_device **list = calloc(1, sizeof(*list));
 	int n = 0;
 
 	if (!list)
 		return fail_ptr(ENOMEM);
 	if (add_class(&list, &n, "/sys/class/" XQP_UVERBS_CLASS, XQP_UVERBS_DEV_DIR, 1) ||
 	    add_class(&list, &n, "/sys/class/infiniband_verbs", "/dev/infiniband", 0)) {
-		xqp_free_device_list(list);
+		xqpv_free_device_list(list);
 		return fail_ptr(ENOMEM);
 	}
 	if (num_devices)
@@ -126,9 +126,9 @@ struct xqp_device **xqp_get_device_list(int *num_devices)
 	return list;
 }
 
-void xqp_free_device_list(struct xqp_device **list)
+void xqpv_free_device_list(struct xqpv_device **list)
 {
-	struct xqp_device **p;
+	struct xqpv_device **p;
 
 	if (!list)
 		return;
@@ -137,18 +137,18 @@ void xqp_free_device_list(struct xqp_device **list)
 	free(list);
 }
 
-const char *xqp_get_device_name(struct xqp_device *device)
+const char *xqpv_get_device_name(struct xqpv_device *device)
 {
 	return device->name;
 }
 
 /* ---- context -------------------------------------------------------------- */
 
-static struct xqp_context *open_path(const char *path, struct xqp_device *device)
+static struct xqpv_context *open_path(const char *path, struct xqpv_device *device)
 {
 	struct ib_uverbs_get_context_resp resp;
 	struct ib_uverbs_get_context cmd;
-	struct xqp_context *ctx;
+	struct xqpv_context *ctx;
 	int err;
 
 	ctx = calloc(1, sizeof(*ctx));
@@ -188,17 +188,17 @@ static struct xqp_context *open_path(const char *path, struct xqp_device *device
 	return ctx;
 }
 
-struct xqp_context *xqp_open_device(struct xqp_device *device)
+struct xqpv_context *xqpv_open_device(struct xqpv_device *device)
 {
 	return open_path(device->dev_path, device);
 }
 
-struct xqp_context *xqp_open_device_path(const char *path)
+struct xqpv_context *xqpv_open_device_path(const char *path)
 {
 	return open_path(path, NULL);
 }
 
-int xqp_close_device(struct xqp_context *context)
+int xqpv_close_device(struct xqpv_context *context)
 {
 	if (context->async_fd >= 0)
 		close(context->async_fd);
@@ -207,7 +207,7 @@ int xqp_close_device(struct xqp_context *context)
 	return 0;
 }
 
-int xqp_query_device(struct xqp_context *ctx, struct xqp_device_attr *attr)
+int xqpv_query_device(struct xqpv_context *ctx, struct xqpv_device_attr *attr)
 {
 	struct ib_uverbs_query_device_resp resp;
 	struct ib_uverbs_query_device cmd;
@@ -242,7 +242,7 @@ int xqp_query_device(struct xqp_context *ctx, struct xqp_device_attr *attr)
 	return 0;
 }
 
-int xqp_query_port(struct xqp_context *ctx, uint8_t port_num, struct xqp_port_attr *attr)
+int xqpv_query_port(struct xqpv_context *ctx, uint8_t port_num, struct xqpv_port_attr *attr)
 {
 	struct ib_uverbs_query_port_resp resp;
 	struct ib_uverbs_query_port cmd;
@@ -289,7 +289,7 @@ _Static_assert(sizeof(struct ib_uverbs_dereg_mr) == sizeof(struct ib_uverbs_deal
 	       "DEREG_MR and DESTROY_AH: one handle, as DEALLOC_PD");
 
 /* No response, no events. */
-int xqpi_destroy_plain(struct xqp_context *ctx, uint32_t command, uint32_t handle)
+int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t handle)
 {
 	struct ib_uverbs_dealloc_pd cmd;	/* CLOSE_XRCD's: the same */
 	int err;
@@ -300,12 +300,12 @@ int xqpi_destroy_plain(struct xqp_context *ctx, uint32_t command, uint32_t handl
 	return err ? fail(err) : 0;
 }
 
-static struct event_acks qp_acks(struct xqp_qp *qp)
+static struct event_acks qp_acks(struct xqpv_qp *qp)
 {
 	return (struct event_acks){ &qp->mutex, &qp->cond, &qp->events_completed };
 }
 
-static struct event_acks srq_acks(struct xqp_srq *srq)
+static struct event_acks srq_acks(struct xqpv_srq *srq)
 {
 	return (struct event_acks){ &srq->mutex, &srq->cond, &srq->events_completed };
 }
@@ -335,7 +335,7 @@ _Static_assert(sizeof(struct ib_uverbs_destroy_srq_resp) ==
  * object with it (destroy_err()); no count comes back, so what was
  * acknowledged so far counts as all.
  */
-int xqpi_destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t handle,
+int xqpi_destroy_acked(struct xqpv_context *ctx, uint32_t command, uint32_t handle,
 		       struct event_acks acks, uint32_t *comp_completed)
 {
 	struct ib_uverbs_destroy_qp cmd;	/* the CQ's and SRQ's: the same */
@@ -375,11 +375,11 @@ int xqpi_destroy_acked(struct xqp_context *ctx, uint32_t command, uint32_t handl
 
 /* ---- PD ------------------------------------------------------------------ */
 
-struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
+struct xqpv_pd *xqpv_alloc_pd(struct xqpv_context *ctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ib_uverbs_alloc_pd cmd;
-	struct xqp_pd *pd;
+	struct xqpv_pd *pd;
 	int err;
 
 	pd = calloc(1, sizeof(*pd));
@@ -396,7 +396,7 @@ struct xqp_pd *xqp_alloc_pd(struct xqp_context *ctx)
 	return pd;
 }
 
-int xqp_dealloc_pd(struct xqp_pd *pd)
+int xqpv_dealloc_pd(struct xqpv_pd *pd)
 {
 	int err = xqpi_destroy_plain(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, pd->handle);
 
@@ -408,17 +408,17 @@ int xqp_dealloc_pd(struct xqp_pd *pd)
 
 /* ---- XRCD --------------------------------------------------------------------- */
 
-struct xqp_xrcd *xqp_open_xrcd(struct xqp_context *ctx, struct xqp_xrcd_init_attr *attr)
+struct xqpv_xrcd *xqpv_open_xrcd(struct xqpv_context *ctx, struct xqpv_xrcd_init_attr *attr)
 {
 	struct ib_uverbs_open_xrcd_resp resp;
 	struct ib_uverbs_open_xrcd cmd;
-	struct xqp_xrcd *xrcd;
+	struct xqpv_xrcd *xrcd;
 	int err;
 
-	if (attr->comp_mask >= XQP_XRCD_INIT_ATTR_RESERVED)
+	if (attr->comp_mask >= XQPV_XRCD_INIT_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
-	if (!(attr->comp_mask & XQP_XRCD_INIT_ATTR_FD) ||
-	    !(attr->comp_mask & XQP_XRCD_INIT_ATTR_OFLAGS))
+	if (!(attr->comp_mask & XQPV_XRCD_INIT_ATTR_FD) ||
+	    !(attr->comp_mask & XQPV_XRCD_INIT_ATTR_OFLAGS))
 		return fail_ptr(EINVAL);
 	xrcd = calloc(1, sizeof(*xrcd));
 	if (!xrcd)
@@ -436,7 +436,7 @@ struct xqp_xrcd *xqp_open_xrcd(struct xqp_context *ctx, struct xqp_xrcd_init_att
 	return xrcd;
 }
 
-int xqp_close_xrcd(struct xqp_xrcd *xrcd)
+int xqpv_close_xrcd(struct xqpv_xrcd *xrcd)
 {
 	int err = xqpi_destroy_plain(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, xrcd->handle);
 
@@ -448,23 +448,23 @@ int xqp_close_xrcd(struct xqp_xrcd *xrcd)
 
 /* ---- SRQ ------------------------------------------------------------------------ */
 
-struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_attr_ex *a)
+struct xqpv_srq *xqpv_create_srq_ex(struct xqpv_context *ctx, struct xqpv_srq_init_attr_ex *a)
 {
 	struct ib_uverbs_create_srq_resp resp;
 	struct ib_uverbs_create_xsrq cmd;
-	enum xqp_srq_type type = XQP_SRQT_BASIC;
-	struct xqp_srq *srq;
+	enum xqpv_srq_type type = XQPV_SRQT_BASIC;
+	struct xqpv_srq *srq;
 	int err;
 
-	if (a->comp_mask >= XQP_SRQ_INIT_ATTR_RESERVED)
+	if (a->comp_mask >= XQPV_SRQ_INIT_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
-	if (a->comp_mask & XQP_SRQ_INIT_ATTR_TYPE)
+	if (a->comp_mask & XQPV_SRQ_INIT_ATTR_TYPE)
 		type = a->srq_type;
-	if (!(a->comp_mask & XQP_SRQ_INIT_ATTR_PD) || !a->pd)
+	if (!(a->comp_mask & XQPV_SRQ_INIT_ATTR_PD) || !a->pd)
 		return fail_ptr(EINVAL);
-	if (type == XQP_SRQT_XRC &&
-	    (!(a->comp_mask & XQP_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
-	     !(a->comp_mask & XQP_SRQ_INIT_ATTR_CQ) || !a->cq))
+	if (type == XQPV_SRQT_XRC &&
+	    (!(a->comp_mask & XQPV_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
+	     !(a->comp_mask & XQPV_SRQ_INIT_ATTR_CQ) || !a->cq))
 		return fail_ptr(EINVAL);
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
@@ -476,7 +476,7 @@ struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_a
 	cmd.max_wr = a->attr.max_wr;
 	cmd.max_sge = a->attr.max_sge;
 	cmd.srq_limit = a->attr.srq_limit;
-	if (type == XQP_SRQT_XRC) {
+	if (type == XQPV_SRQT_XRC) {
 		cmd.xrcd_handle = a->xrcd->handle;
 		cmd.cq_handle = a->cq->handle;
 	}
@@ -496,13 +496,13 @@ struct xqp_srq *xqp_create_srq_ex(struct xqp_context *ctx, struct xqp_srq_init_a
 	return srq;
 }
 
-int xqp_get_srq_num(struct xqp_srq *srq, uint32_t *srq_num)
+int xqpv_get_srq_num(struct xqpv_srq *srq, uint32_t *srq_num)
 {
 	*srq_num = srq->srq_num;
 	return 0;
 }
 
-int xqp_destroy_srq(struct xqp_srq *srq)
+int xqpv_destroy_srq(struct xqpv_srq *srq)
 {
 	int err = xqpi_destroy_acked(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, srq->handle,
 				     srq_acks(srq), NULL);
@@ -515,19 +515,19 @@ int xqp_destroy_srq(struct xqp_srq *srq)
 
 /* ---- QP ---------------------------------------------------------------------------- */
 
-struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr_ex *a)
+struct xqpv_qp *xqpv_create_qp_ex(struct xqpv_context *ctx, struct xqpv_qp_init_attr_ex *a)
 {
 	struct ib_uverbs_create_qp_resp resp;
 	struct ib_uverbs_create_qp cmd;
-	struct xqp_qp *qp;
+	struct xqpv_qp *qp;
 	int err;
 
-	if (a->comp_mask >= XQP_QP_INIT_ATTR_RESERVED)
+	if (a->comp_mask >= XQPV_QP_INIT_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
-	if (a->qp_type == XQP_QPT_XRC_RECV) {
-		if (!(a->comp_mask & XQP_QP_INIT_ATTR_XRCD) || !a->xrcd)
+	if (a->qp_type == XQPV_QPT_XRC_RECV) {
+		if (!(a->comp_mask & XQPV_QP_INIT_ATTR_XRCD) || !a->xrcd)
 			return fail_ptr(EINVAL);
-	} else if (!(a->comp_mask & XQP_QP_INIT_ATTR_PD) || !a->pd || !a->send_cq) {
+	} else if (!(a->comp_mask & XQPV_QP_INIT_ATTR_PD) || !a->pd || !a->send_cq) {
 		return fail_ptr(EINVAL);
 	}
 	qp = calloc(1, sizeof(*qp));
@@ -535,7 +535,7 @@ struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.user_handle = RESP(qp);
-	if (a->qp_type == XQP_QPT_XRC_RECV) {
+	if (a->qp_type == XQPV_QPT_XRC_RECV) {
 		cmd.pd_handle = a->xrcd->handle;
 	} else {
 		cmd.pd_handle = a->pd->handle;
@@ -560,16 +560,16 @@ struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr
 	}
 	qp->context = ctx;
 	qp->qp_context = a->qp_context;
-	qp->pd = a->qp_type == XQP_QPT_XRC_RECV ? NULL : a->pd;
-	qp->send_cq = a->qp_type == XQP_QPT_XRC_RECV ? NULL : a->send_cq;
-	qp->recv_cq = a->qp_type == XQP_QPT_XRC_RECV ? NULL :
+	qp->pd = a->qp_type == XQPV_QPT_XRC_RECV ? NULL : a->pd;
+	qp->send_cq = a->qp_type == XQPV_QPT_XRC_RECV ? NULL : a->send_cq;
+	qp->recv_cq = a->qp_type == XQPV_QPT_XRC_RECV ? NULL :
 		      (a->recv_cq ? a->recv_cq : a->send_cq);
-	qp->srq = a->qp_type == XQP_QPT_XRC_RECV ? NULL : a->srq;
-	qp->xrcd = a->qp_type == XQP_QPT_XRC_RECV ? a->xrcd : NULL;
+	qp->srq = a->qp_type == XQPV_QPT_XRC_RECV ? NULL : a->srq;
+	qp->xrcd = a->qp_type == XQPV_QPT_XRC_RECV ? a->xrcd : NULL;
 	qp->handle = resp.qp_handle;
 	qp->qp_num = resp.qpn;
 	qp->qp_type = a->qp_type;
-	qp->state = XQP_QPS_RESET;
+	qp->state = XQPV_QPS_RESET;
 	a->cap.max_send_wr = resp.max_send_wr;
 	a->cap.max_recv_wr = resp.max_recv_wr;
 	a->cap.max_send_sge = resp.max_send_sge;
@@ -579,18 +579,18 @@ struct xqp_qp *xqp_create_qp_ex(struct xqp_context *ctx, struct xqp_qp_init_attr
 	return qp;
 }
 
-struct xqp_qp *xqp_open_qp(struct xqp_context *ctx, struct xqp_qp_open_attr *a)
+struct xqpv_qp *xqpv_open_qp(struct xqpv_context *ctx, struct xqpv_qp_open_attr *a)
 {
 	struct ib_uverbs_create_qp_resp resp;
 	struct ib_uverbs_open_qp cmd;
-	struct xqp_qp *qp;
+	struct xqpv_qp *qp;
 	int err;
 
-	if (a->comp_mask >= XQP_QP_OPEN_ATTR_RESERVED)
+	if (a->comp_mask >= XQPV_QP_OPEN_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
-	if (!(a->comp_mask & XQP_QP_OPEN_ATTR_XRCD) ||
-	    !(a->comp_mask & XQP_QP_OPEN_ATTR_NUM) ||
-	    !(a->comp_mask & XQP_QP_OPEN_ATTR_TYPE) || !a->xrcd)
+	if (!(a->comp_mask & XQPV_QP_OPEN_ATTR_XRCD) ||
+	    !(a->comp_mask & XQPV_QP_OPEN_ATTR_NUM) ||
+	    !(a->comp_mask & XQPV_QP_OPEN_ATTR_TYPE) || !a->xrcd)
 		return fail_ptr(EINVAL);
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -606,17 +606,17 @@ struct xqp_qp *xqp_open_qp(struct xqp_context *ctx, struct xqp_qp_open_attr *a)
 		return fail_ptr(err);
 	}
 	qp->context = ctx;
-	qp->qp_context = (a->comp_mask & XQP_QP_OPEN_ATTR_CONTEXT) ? a->qp_context : NULL;
+	qp->qp_context = (a->comp_mask & XQPV_QP_OPEN_ATTR_CONTEXT) ? a->qp_context : NULL;
 	qp->xrcd = a->xrcd;
 	qp->handle = resp.qp_handle;
 	qp->qp_num = resp.qpn;
 	qp->qp_type = a->qp_type;
-	qp->state = XQP_QPS_RESET;
+	qp->state = XQPV_QPS_RESET;
 	acks_init(qp_acks(qp));
 	return qp;
 }
 
-static void dest_to_kernel(struct ib_uverbs_qp_dest *d, const struct xqp_ah_attr *a)
+static void dest_to_kernel(struct ib_uverbs_qp_dest *d, const struct xqpv_ah_attr *a)
 {
 	memcpy(d->dgid, a->grh.dgid, sizeof(d->dgid));
 	d->flow_label = a->grh.flow_label;
@@ -631,7 +631,7 @@ static void dest_to_kernel(struct ib_uverbs_qp_dest *d, const struct xqp_ah_attr
 	d->port_num = a->port_num;
 }
 
-static void dest_from_kernel(struct xqp_ah_attr *a, const struct ib_uverbs_qp_dest *d)
+static void dest_from_kernel(struct xqpv_ah_attr *a, const struct ib_uverbs_qp_dest *d)
 {
 	memcpy(a->grh.dgid, d->dgid, sizeof(a->grh.dgid));
 	a->grh.flow_label = d->flow_label;
@@ -646,7 +646,7 @@ static void dest_from_kernel(struct xqp_ah_attr *a, const struct ib_uverbs_qp_de
 	a->port_num = d->port_num;
 }
 
-int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask)
+int xqpv_modify_qp(struct xqpv_qp *qp, struct xqpv_qp_attr *a, int mask)
 {
 	struct ib_uverbs_modify_qp cmd;
 	int err;
@@ -680,13 +680,13 @@ int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask)
 	err = xqpi_exec_cmd(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &cmd, sizeof(cmd), 0);
 	if (err)
 		return err;
-	if (mask & XQP_QP_STATE)
+	if (mask & XQPV_QP_STATE)
 		qp->state = a->qp_state;
 	return 0;
 }
 
-int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask,
-		 struct xqp_qp_init_attr *init)
+int xqpv_query_qp(struct xqpv_qp *qp, struct xqpv_qp_attr *a, int mask,
+		 struct xqpv_qp_init_attr *init)
 {
 	struct ib_uverbs_query_qp_resp resp;
 	struct ib_uverbs_query_qp cmd;
@@ -738,7 +738,7 @@ int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *a, int mask,
 	return 0;
 }
 
-int xqp_destroy_qp(struct xqp_qp *qp)
+int xqpv_destroy_qp(struct xqpv_qp *qp)
 {
 	int err = xqpi_destroy_acked(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, qp->handle,
 				     qp_acks(qp), NULL);
@@ -758,30 +758,30 @@ enum event_element {
 	ELEMENT_SRQ,
 };
 
-/* What an event of @type names: which member of xqp_async_event.element. */
-static enum event_element event_element(enum xqp_event_type type)
+/* What an event of @type names: which member of xqpv_async_event.element. */
+static enum event_element event_element(enum xqpv_event_type type)
 {
 	switch (type) {
-	case XQP_EVENT_CQ_ERR:
+	case XQPV_EVENT_CQ_ERR:
 		return ELEMENT_CQ;
-	case XQP_EVENT_QP_FATAL:
-	case XQP_EVENT_QP_REQ_ERR:
-	case XQP_EVENT_QP_ACCESS_ERR:
-	case XQP_EVENT_COMM_EST:
-	case XQP_EVENT_SQ_DRAINED:
-	case XQP_EVENT_PATH_MIG:
-	case XQP_EVENT_PATH_MIG_ERR:
-	case XQP_EVENT_QP_LAST_WQE_REACHED:
+	case XQPV_EVENT_QP_FATAL:
+	case XQPV_EVENT_QP_REQ_ERR:
+	case XQPV_EVENT_QP_ACCESS_ERR:
+	case XQPV_EVENT_COMM_EST:
+	case XQPV_EVENT_SQ_DRAINED:
+	case XQPV_EVENT_PATH_MIG:
+	case XQPV_EVENT_PATH_MIG_ERR:
+	case XQPV_EVENT_QP_LAST_WQE_REACHED:
 		return ELEMENT_QP;
-	case XQP_EVENT_SRQ_ERR:
-	case XQP_EVENT_SRQ_LIMIT_REACHED:
+	case XQPV_EVENT_SRQ_ERR:
+	case XQPV_EVENT_SRQ_LIMIT_REACHED:
 		return ELEMENT_SRQ;
 	default:
 		return ELEMENT_PORT;
 	}
 }
 
-int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
+int xqpv_get_async_event(struct xqpv_context *ctx, struct xqpv_async_event *event)
 {
 	struct ib_uverbs_async_event_desc desc;
 	ssize_t n;
@@ -792,16 +792,16 @@ int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
 	if (n != sizeof(desc))
 		return fail(EIO);
 	memset(event, 0, sizeof(*event));
-	event->event_type = (enum xqp_event_type)desc.event_type;
+	event->event_type = (enum xqpv_event_type)desc.event_type;
 	switch (event_element(event->event_type)) {
 	case ELEMENT_CQ:
-		event->element.cq = (struct xqp_cq *)(uintptr_t)desc.element;
+		event->element.cq = (struct xqpv_cq *)(uintptr_t)desc.element;
 		break;
 	case ELEMENT_QP:
-		event->element.qp = (struct xqp_qp *)(uintptr_t)desc.element;
+		event->element.qp = (struct xqpv_qp *)(uintptr_t)desc.element;
 		break;
 	case ELEMENT_SRQ:
-		event->element.srq = (struct xqp_srq *)(uintptr_t)desc.element;
+		event->element.srq = (struct xqpv_srq *)(uintptr_t)desc.element;
 		break;
 	case ELEMENT_PORT:
 		event->element.port_num = (int)desc.element;
@@ -810,7 +810,7 @@ int xqp_get_async_event(struct xqp_context *ctx, struct xqp_async_event *event)
 	return 0;
 }
 
-void xqp_ack_async_event(struct xqp_async_event *event)
+void xqpv_ack_async_event(struct xqpv_async_event *event)
 {
 	switch (event_element(event->event_type)) {
 	case ELEMENT_CQ:
@@ -827,28 +827,28 @@ void xqp_ack_async_event(struct xqp_async_event *event)
 	}
 }
 
-const char *xqp_event_type_str(enum xqp_event_type event)
+const char *xqpv_event_type_str(enum xqpv_event_type event)
 {
 	static const char *const names[] = {
-		[XQP_EVENT_CQ_ERR] = "CQ error",
-		[XQP_EVENT_QP_FATAL] = "local work queue catastrophic error",
-		[XQP_EVENT_QP_REQ_ERR] = "invalid request local work queue error",
-		[XQP_EVENT_QP_ACCESS_ERR] = "local access violation work queue error",
-		[XQP_EVENT_COMM_EST] = "communication established",
-		[XQP_EVENT_SQ_DRAINED] = "send queue drained",
-		[XQP_EVENT_PATH_MIG] = "path migrated",
-		[XQP_EVENT_PATH_MIG_ERR] = "path migration request error",
-		[XQP_EVENT_DEVICE_FATAL] = "local catastrophic error",
-		[XQP_EVENT_PORT_ACTIVE] = "port active",
-		[XQP_EVENT_PORT_ERR] = "port error",
-		[XQP_EVENT_LID_CHANGE] = "LID change",
-		[XQP_EVENT_PKEY_CHANGE] = "P_key change",
-		[XQP_EVENT_SM_CHANGE] = "SM change",
-		[XQP_EVENT_SRQ_ERR] = "SRQ catastrophic error",
-		[XQP_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
-		[XQP_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
-		[XQP_EVENT_CLIENT_REREGISTER] = "client reregistration",
-		[XQP_EVENT_GID_CHANGE] = "GID table change",
+		[XQPV_EVENT_CQ_ERR] = "CQ error",
+		[XQPV_EVENT_QP_FATAL] = "local work queue catastrophic error",
+		[XQPV_EVENT_QP_REQ_ERR] = "invalid request local work queue error",
+		[XQPV_EVENT_QP_ACCESS_ERR] = "local access violation work queue error",
+		[XQPV_EVENT_COMM_EST] = "communication established",
+		[XQPV_EVENT_SQ_DRAINED] = "send queue drained",
+		[XQPV_EVENT_PATH_MIG] = "path migrated",
+		[XQPV_EVENT_PATH_MIG_ERR] = "path migration request error",
+		[XQPV_EVENT_DEVICE_FATAL] = "local catastrophic error",
+		[XQPV_EVENT_PORT_ACTIVE] = "port active",
+		[XQPV_EVENT_PORT_ERR] = "port error",
+		[XQPV_EVENT_LID_CHANGE] = "LID change",
+		[XQPV_EVENT_PKEY_CHANGE] = "P_key change",
+		[XQPV_EVENT_SM_CHANGE] = "SM change",
+		[XQPV_EVENT_SRQ_ERR] = "SRQ catastrophic error",
+		[XQPV_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
+		[XQPV_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
+		[XQPV_EVENT_CLIENT_REREGISTER] = "client reregistration",
+		[XQPV_EVENT_GID_CHANGE] = "GID table change",
 	};
 
 	if ((unsigned int)event < sizeof(names) / sizeof(names[0]) && names[event])
@@ -857,8 +857,8 @@ const char *xqp_event_type_str(enum xqp_event_type event)
 }
 
 /* The test hook ioctl @ioc on @handle of @ctx. */
-static int raise_event(struct xqp_context *ctx, unsigned long ioc, uint32_t handle,
-		       enum xqp_event_type event)
+static int raise_event(struct xqpv_context *ctx, unsigned long ioc, uint32_t handle,
+		       enum xqpv_event_type event)
 {
 	struct xqp_uverbs_raise_event req;
 
@@ -870,17 +870,17 @@ static int raise_event(struct xqp_context *ctx, unsigned long ioc, uint32_t hand
 	return 0;
 }
 
-int xqp_raise_qp_event(struct xqp_qp *qp, enum xqp_event_type event)
+int xqpv_raise_qp_event(struct xqpv_qp *qp, enum xqpv_event_type event)
 {
 	return raise_event(qp->context, XQP_UVERBS_IOC_RAISE_QP_EVENT, qp->handle, event);
 }
 
-int xqp_raise_cq_event(struct xqp_cq *cq, enum xqp_event_type event)
+int xqpv_raise_cq_event(struct xqpv_cq *cq, enum xqpv_event_type event)
 {
 	return raise_event(cq->context, XQP_UVERBS_IOC_RAISE_CQ_EVENT, cq->handle, event);
 }
 
-int xqp_raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event)
+int xqpv_raise_srq_event(struct xqpv_srq *srq, enum xqpv_event_type event)
 {
 	return raise_event(srq->context, XQP_UVERBS_IOC_RAISE_SRQ_EVENT, srq->handle, event);
 }

@@ -134,9 +134,9 @@ void acc_expect_int(const char *name, long long got, long long want,
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-struct xqp_context *open_ctx(void)
+struct xqpv_context *open_ctx(void)
 {
-	struct xqp_context *ctx = xqp_open_device_path(g_dev);
+	struct xqpv_context *ctx = xqpv_open_device_path(g_dev);
 
 	if (!ctx) {
 		acc_fail("open %s: %s", g_dev, errname(errno));
@@ -187,15 +187,15 @@ const char *case_file(const char *tag)
 	return p;
 }
 
-struct xqp_xrcd *open_xrcd_path(struct xqp_context *ctx, const char *path,
+struct xqpv_xrcd *open_xrcd_path(struct xqpv_context *ctx, const char *path,
 				int oflags, int *err)
 {
-	struct xqp_xrcd_init_attr a = {
-		.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS,
+	struct xqpv_xrcd_init_attr a = {
+		.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS,
 		.fd = -1,
 		.oflags = oflags,
 	};
-	struct xqp_xrcd *x;
+	struct xqpv_xrcd *x;
 	int fd = -1;
 
 	if (path) {
@@ -206,73 +206,73 @@ struct xqp_xrcd *open_xrcd_path(struct xqp_context *ctx, const char *path,
 		}
 		a.fd = fd;
 	}
-	x = xqp_open_xrcd(ctx, &a);
+	x = xqpv_open_xrcd(ctx, &a);
 	*err = x ? 0 : errno;
 	if (fd >= 0)
 		close(fd);	/* the XRCD holds the inode, not the fd */
 	return x;
 }
 
-struct xqp_qp *create_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd)
+struct xqpv_qp *create_tgt(struct xqpv_context *ctx, struct xqpv_xrcd *xrcd)
 {
-	struct xqp_qp_init_attr_ex a = {
-		.qp_type = XQP_QPT_XRC_RECV,
-		.comp_mask = XQP_QP_INIT_ATTR_XRCD,
+	struct xqpv_qp_init_attr_ex a = {
+		.qp_type = XQPV_QPT_XRC_RECV,
+		.comp_mask = XQPV_QP_INIT_ATTR_XRCD,
 		.xrcd = xrcd,
 	};
 
-	return xqp_create_qp_ex(ctx, &a);
+	return xqpv_create_qp_ex(ctx, &a);
 }
 
-struct xqp_qp *open_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd,
+struct xqpv_qp *open_tgt(struct xqpv_context *ctx, struct xqpv_xrcd *xrcd,
 			uint32_t qpn, int *err)
 {
-	struct xqp_qp_open_attr a = {
-		.comp_mask = XQP_QP_OPEN_ATTR_NUM | XQP_QP_OPEN_ATTR_XRCD |
-			     XQP_QP_OPEN_ATTR_TYPE,
+	struct xqpv_qp_open_attr a = {
+		.comp_mask = XQPV_QP_OPEN_ATTR_NUM | XQPV_QP_OPEN_ATTR_XRCD |
+			     XQPV_QP_OPEN_ATTR_TYPE,
 		.qp_num = qpn,
 		.xrcd = xrcd,
-		.qp_type = XQP_QPT_XRC_RECV,
+		.qp_type = XQPV_QPT_XRC_RECV,
 	};
-	struct xqp_qp *qp = xqp_open_qp(ctx, &a);
+	struct xqpv_qp *qp = xqpv_open_qp(ctx, &a);
 
 	if (err)
 		*err = qp ? 0 : errno;
 	return qp;
 }
 
-struct xqp_qp *open_xrcd_tgt(struct xqp_context *ctx, const char *path, int oflags,
-			     struct xqp_xrcd **xrcd)
+struct xqpv_qp *open_xrcd_tgt(struct xqpv_context *ctx, const char *path, int oflags,
+			     struct xqpv_xrcd **xrcd)
 {
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, path, oflags, &err);
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, path, oflags, &err);
 
 	if (xrcd)
 		*xrcd = x;
 	return x ? create_tgt(ctx, x) : NULL;
 }
 
-struct xqp_qp *create_rc(struct xqp_context *ctx, struct xqp_pd *pd, struct xqp_cq *cq)
+struct xqpv_qp *create_rc(struct xqpv_context *ctx, struct xqpv_pd *pd, struct xqpv_cq *cq)
 {
-	struct xqp_qp_init_attr_ex a = {
-		.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = pd,
+	struct xqpv_qp_init_attr_ex a = {
+		.qp_type = XQPV_QPT_RC, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = pd,
 		.send_cq = cq, .cap = { .max_send_wr = 1, .max_send_sge = 1 },
 	};
 
-	return xqp_create_qp_ex(ctx, &a);
+	return xqpv_create_qp_ex(ctx, &a);
 }
 
-struct xqp_srq *create_xrc_srq(struct xqp_context *ctx, struct xqp_pd *pd,
-			       struct xqp_xrcd *xrcd, struct xqp_cq *cq)
+struct xqpv_srq *create_xrc_srq(struct xqpv_context *ctx, struct xqpv_pd *pd,
+			       struct xqpv_xrcd *xrcd, struct xqpv_cq *cq)
 {
-	struct xqp_srq_init_attr_ex a = {
+	struct xqpv_srq_init_attr_ex a = {
 		.attr = { .max_wr = 4, .max_sge = 1 },
-		.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
-			     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
-		.srq_type = XQP_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
+		.comp_mask = XQPV_SRQ_INIT_ATTR_TYPE | XQPV_SRQ_INIT_ATTR_PD |
+			     XQPV_SRQ_INIT_ATTR_XRCD | XQPV_SRQ_INIT_ATTR_CQ,
+		.srq_type = XQPV_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
 	};
 
-	return xqp_create_srq_ex(ctx, &a);
+	return xqpv_create_srq_ex(ctx, &a);
 }
 
 int query_device_raw(int fd, struct ib_uverbs_query_device_resp *resp)
@@ -403,7 +403,7 @@ uint32_t peer_ask(struct peer *p, uint32_t cmd)
 }
 
 /* Linux: the reference device's debugfs hook @hook, if it has one. */
-static int raise_linux(const char *hook, uint32_t num, enum xqp_event_type event)
+static int raise_linux(const char *hook, uint32_t num, enum xqpv_event_type event)
 {
 	const char *slash = strrchr(g_dev, '/');
 	char path[256], ibdev[64] = "", buf[64];
@@ -429,28 +429,28 @@ static int raise_linux(const char *hook, uint32_t num, enum xqp_event_type event
 	return n;
 }
 
-int raise_event(struct xqp_qp *qp, enum xqp_event_type event)
+int raise_event(struct xqpv_qp *qp, enum xqpv_event_type event)
 {
 	if (g_is_xqp)
-		return xqp_raise_qp_event(qp, event) ? errno : 0;
+		return xqpv_raise_qp_event(qp, event) ? errno : 0;
 	return raise_linux("raise_qp_event", qp->qp_num, event);
 }
 
-int raise_cq_event(struct xqp_cq *cq, struct xqp_qp *qp, enum xqp_event_type event)
+int raise_cq_event(struct xqpv_cq *cq, struct xqpv_qp *qp, enum xqpv_event_type event)
 {
 	if (g_is_xqp)
-		return xqp_raise_cq_event(cq, event) ? errno : 0;
+		return xqpv_raise_cq_event(cq, event) ? errno : 0;
 	return raise_linux("raise_cq_event", qp->qp_num, event);
 }
 
-int raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event)
+int raise_srq_event(struct xqpv_srq *srq, enum xqpv_event_type event)
 {
 	if (g_is_xqp)
-		return xqp_raise_srq_event(srq, event) ? errno : 0;
+		return xqpv_raise_srq_event(srq, event) ? errno : 0;
 	return raise_linux("raise_srq_event", srq->srq_num, event);
 }
 
-int get_event(struct xqp_context *ctx, struct xqp_async_event *ev, int ms)
+int get_event(struct xqpv_context *ctx, struct xqpv_async_event *ev, int ms)
 {
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
 	int n;
@@ -462,7 +462,7 @@ int get_event(struct xqp_context *ctx, struct xqp_async_event *ev, int ms)
 		return errno;
 	if (n == 0)
 		return ETIMEDOUT;
-	return xqp_get_async_event(ctx, ev) ? errno : 0;
+	return xqpv_get_async_event(ctx, ev) ? errno : 0;
 }
 
 /* ---- the runner ------------------------------------------------------------ */

@@ -57,7 +57,7 @@ void acc_expect_int(const char *name, long long got, long long want, const char 
 #define PERR(p) ((p) ? 0 : errno)
 
 /* ---- helpers ---------------------------------------------------------- */
-struct xqp_context *open_ctx(void);	/* fails the case on error */
+struct xqpv_context *open_ctx(void);	/* fails the case on error */
 
 /* Raw write of hdr + body; hdr words computed unless overridden (-1). */
 int raw_cmd(int fd, uint32_t command, const void *body, size_t body_len,
@@ -69,20 +69,20 @@ int raw_write(int fd, const void *buf, size_t len);
 const char *case_file(const char *tag);
 
 /* XRCD on @path (NULL: private) with @oflags; errno in *err. */
-struct xqp_xrcd *open_xrcd_path(struct xqp_context *ctx, const char *path,
+struct xqpv_xrcd *open_xrcd_path(struct xqpv_context *ctx, const char *path,
 				int oflags, int *err);
-struct xqp_qp *create_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd);
-struct xqp_qp *open_tgt(struct xqp_context *ctx, struct xqp_xrcd *xrcd,
+struct xqpv_qp *create_tgt(struct xqpv_context *ctx, struct xqpv_xrcd *xrcd);
+struct xqpv_qp *open_tgt(struct xqpv_context *ctx, struct xqpv_xrcd *xrcd,
 			uint32_t qpn, int *err);
 /* XRCD as open_xrcd_path() (into *@xrcd if not NULL), then a target QP in
  * it: the QP, or NULL with errno. */
-struct xqp_qp *open_xrcd_tgt(struct xqp_context *ctx, const char *path, int oflags,
-			     struct xqp_xrcd **xrcd);
+struct xqpv_qp *open_xrcd_tgt(struct xqpv_context *ctx, const char *path, int oflags,
+			     struct xqpv_xrcd **xrcd);
 /* RC QP on @pd, @cq for both queues, 1 send WR of 1 SGE. */
-struct xqp_qp *create_rc(struct xqp_context *ctx, struct xqp_pd *pd, struct xqp_cq *cq);
+struct xqpv_qp *create_rc(struct xqpv_context *ctx, struct xqpv_pd *pd, struct xqpv_cq *cq);
 /* XRC SRQ in @xrcd on @pd and @cq, 4 WRs of 1 SGE. */
-struct xqp_srq *create_xrc_srq(struct xqp_context *ctx, struct xqp_pd *pd,
-			       struct xqp_xrcd *xrcd, struct xqp_cq *cq);
+struct xqpv_srq *create_xrc_srq(struct xqpv_context *ctx, struct xqpv_pd *pd,
+			       struct xqpv_xrcd *xrcd, struct xqpv_cq *cq);
 
 /* Raw commands, as raw_cmd(): 0 or errno. */
 int query_device_raw(int fd, struct ib_uverbs_query_device_resp *resp);
@@ -118,14 +118,14 @@ uint32_t peer_ask(struct peer *p, uint32_t cmd);	/* sends @cmd, returns the repl
 
 /* Raises @event on @qp: xqp's ioctl; on Linux the reference device's
  * debugfs hook if present. Returns 0 or errno (ENOTTY: no hook). */
-int raise_event(struct xqp_qp *qp, enum xqp_event_type event);
+int raise_event(struct xqpv_qp *qp, enum xqpv_event_type event);
 /* The same for @cq (on Linux: through @qp, a QP whose send CQ is @cq) and
  * for @srq (on Linux: XRC SRQs only, by number). */
-int raise_cq_event(struct xqp_cq *cq, struct xqp_qp *qp, enum xqp_event_type event);
-int raise_srq_event(struct xqp_srq *srq, enum xqp_event_type event);
+int raise_cq_event(struct xqpv_cq *cq, struct xqpv_qp *qp, enum xqpv_event_type event);
+int raise_srq_event(struct xqpv_srq *srq, enum xqpv_event_type event);
 
 /* Reads one async event within @ms (errno ETIMEDOUT if none). */
-int get_event(struct xqp_context *ctx, struct xqp_async_event *ev, int ms);
+int get_event(struct xqpv_context *ctx, struct xqpv_async_event *ev, int ms);
 
 /* Case tables (cases_*.c). */
 extern const struct acc_case acc_cases_abi[];

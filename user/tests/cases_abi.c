@@ -51,7 +51,7 @@ static void case_no_context(void)
 	cq.qp_type = 99;
 	EXPECT("create_qp_badtype", raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cq,
 					    sizeof(cq), -1, sizeof(qr) / 4), EINVAL);
-	cq.qp_type = XQP_QPT_RC;
+	cq.qp_type = XQPV_QPT_RC;
 	EXPECT("create_qp_rc", raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cq,
 				       sizeof(cq), -1, sizeof(qr) / 4), EINVAL);
 	EXPECT("destroy_qp0", destroy_qp_raw(fd, 0, NULL), ENOENT);
@@ -63,7 +63,7 @@ static void case_get_context(void)
 {
 	struct ib_uverbs_get_context_resp resp;
 	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 
 	CHECK(fcntl(ctx->async_fd, F_GETFD) >= 0, "async fd not open");
 	CHECK(fcntl(ctx->async_fd, F_GETFD) & FD_CLOEXEC, "async fd not close-on-exec");
@@ -72,22 +72,22 @@ static void case_get_context(void)
 				 sizeof(cmd), -1, sizeof(resp) / 4), EINVAL);
 	EXPECT("short_out", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd,
 				    sizeof(cmd), -1, 1), ENOSPC);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 static void case_query(void)
 {
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_device_attr da;
-	struct xqp_port_attr pa;
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_device_attr da;
+	struct xqpv_port_attr pa;
 	struct ib_uverbs_query_port_resp pr;
 	struct ib_uverbs_query_port qp = { .response = (uintptr_t)&pr };
 
-	EXPECT("query_device", xqp_query_device(ctx, &da), 0);
-	EXPECT_INT("xrc_cap", !!(da.device_cap_flags & XQP_DEVICE_XRC), 1);
+	EXPECT("query_device", xqpv_query_device(ctx, &da), 0);
+	EXPECT_INT("xrc_cap", !!(da.device_cap_flags & XQPV_DEVICE_XRC), 1);
 	EXPECT_INT("ports", da.phys_port_cnt, 1);
 	EXPECT_INT("max_pkeys", da.max_pkeys, 64);
-	EXPECT("port1", xqp_query_port(ctx, 1, &pa), 0);
+	EXPECT("port1", xqpv_query_port(ctx, 1, &pa), 0);
 	/*
 	 * The driver's port, field by field. Both devices model an active
 	 * 1X SDR InfiniBand port with a 4096-byte MTU, VL0, one GID, no
@@ -116,9 +116,9 @@ static void case_query(void)
 	if (g_is_xqp)
 		CHECK(pa.lid == 1 && pa.sm_lid == 1, "soft device LIDs: got %u/%u, want 1/1",
 		      pa.lid, pa.sm_lid);
-	EXPECT("port0", xqp_query_port(ctx, 0, &pa), EINVAL);
-	EXPECT("port2", xqp_query_port(ctx, 2, &pa), EINVAL);
-	EXPECT("port255", xqp_query_port(ctx, 255, &pa), EINVAL);
+	EXPECT("port0", xqpv_query_port(ctx, 0, &pa), EINVAL);
+	EXPECT("port2", xqpv_query_port(ctx, 2, &pa), EINVAL);
+	EXPECT("port255", xqpv_query_port(ctx, 255, &pa), EINVAL);
 	qp.port_num = 1;
 	memset(&pr, 0xa5, sizeof(pr));
 	EXPECT("raw_port1", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_QUERY_PORT, &qp,
@@ -126,13 +126,13 @@ static void case_query(void)
 	/* the raw response: the same values, nothing left unwritten */
 	EXPECT_INT("raw_port1_same", pr.state == 4 && pr.max_msg_sz == 0x800000 &&
 		   pr.lid == pa.lid && pr.sm_lid == pa.sm_lid && pr.reserved == 0, 1);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* count, in_words, out_words, command number rules of ib_uverbs_write(). */
 static void case_header(void)
 {
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	int fd = ctx->cmd_fd;
 	struct ib_uverbs_query_device_resp qd;
 	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)&qd };
@@ -231,13 +231,13 @@ static void case_header(void)
 		munmap(ro, 4096);
 	}
 	EXPECT("dealloc", dealloc_pd_raw(fd, pd), 0);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* Bytes past the struct: zero is fine, anything else EOPNOTSUPP (no udata). */
 static void case_trailing(void)
 {
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	int fd = ctx->cmd_fd;
 	static unsigned char big[8 + 0xffff * 4];
 	struct ib_uverbs_query_device_resp qd;
@@ -291,14 +291,14 @@ static void case_trailing(void)
 		EXPECT_INT("long_out_zeroed", out[63] == 0 &&
 			   out[sizeof(struct ib_uverbs_query_device_resp) / 4] == 0, 1);
 	}
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* rdma-core v18/v19 sent DESTROY_CQ in 16 bytes: Linux takes it as 24. */
 static void case_destroy_cq_compat(void)
 {
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_cq *cq = xqp_create_cq(ctx, 16, NULL, NULL, 0);
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_cq *cq = xqpv_create_cq(ctx, 16, NULL, NULL, 0);
 	struct ib_uverbs_destroy_cq_resp resp;
 	unsigned char buf[24];
 	struct ib_uverbs_cmd_hdr h = { IB_USER_VERBS_CMD_DESTROY_CQ, 4, sizeof(resp) / 4 };
@@ -311,8 +311,8 @@ static void case_destroy_cq_compat(void)
 	memcpy(buf, &h, 8);
 	memcpy(buf + 8, &c, 16);
 	EXPECT("destroy16", raw_write(ctx->cmd_fd, buf, 16), 0);
-	EXPECT("destroy_again", xqp_destroy_cq(cq) ? errno : 0, ENOENT);
-	xqp_close_device(ctx);
+	EXPECT("destroy_again", xqpv_destroy_cq(cq) ? errno : 0, ENOENT);
+	xqpv_close_device(ctx);
 }
 
 /*
@@ -321,9 +321,9 @@ static void case_destroy_cq_compat(void)
  */
 static void case_reserved(void)
 {
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_xrcd *x;
-	struct xqp_qp *qp = open_xrcd_tgt(ctx, NULL, 0, &x);
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_xrcd *x;
+	struct xqpv_qp *qp = open_xrcd_tgt(ctx, NULL, 0, &x);
 	struct ib_uverbs_create_qp_resp r = { 0 };
 	struct ib_uverbs_open_qp oq = { .response = (uintptr_t)&r };
 	struct ib_uverbs_query_port_resp pr;
@@ -336,7 +336,7 @@ static void case_reserved(void)
 		return;
 	oq.pd_handle = x->handle;
 	oq.qpn = qp->qp_num;
-	oq.qp_type = XQP_QPT_XRC_RECV;
+	oq.qp_type = XQPV_QPT_XRC_RECV;
 	memset(oq.reserved, 0xa5, sizeof(oq.reserved));
 	EXPECT("open_qp", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_OPEN_QP, &oq, sizeof(oq),
 				  -1, sizeof(r) / 4), 0);
@@ -348,13 +348,13 @@ static void case_reserved(void)
 	dq.reserved = 1;
 	EXPECT("destroy_qp", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
 				     sizeof(dq), -1, sizeof(dr) / 4), 0);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* Commands Linux has that xqp does not: EOPNOTSUPP after the length check. */
 static void case_not_implemented(void)
 {
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	struct ib_uverbs_ex_query_device_resp xr;
 	unsigned char ex[8 + 16 + 8];
 	struct ib_uverbs_cmd_hdr *h = (void *)ex;
@@ -366,13 +366,13 @@ static void case_not_implemented(void)
 	h->out_words = sizeof(xr) / 8;
 	xh->response = (uintptr_t)&xr;
 	EXPECT("ex_query_device", raw_write(ctx->cmd_fd, ex, sizeof(ex)), EOPNOTSUPP);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* A forked child inherits the file but may not write to it (f_cred). */
 static void child_write(void *arg)
 {
-	struct xqp_context *ctx = arg;
+	struct xqpv_context *ctx = arg;
 	uint32_t pd;
 
 	EXPECT("child_alloc_pd", alloc_pd_raw(ctx->cmd_fd, &pd), EACCES);
@@ -380,11 +380,11 @@ static void child_write(void *arg)
 
 static void case_fork_eacces(void)
 {
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 
 	EXPECT_INT("child", reap(spawn(child_write, ctx)), 0);
 	EXPECT("parent_alloc_pd", alloc_pd_raw(ctx->cmd_fd, NULL), 0);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /*
@@ -429,14 +429,14 @@ static uint64_t dp_value(unsigned int *seed, const unsigned char *buf, size_t le
 	}
 }
 
-static void fuzz_datapath(struct xqp_context *ctx, unsigned int seed)
+static void fuzz_datapath(struct xqpv_context *ctx, unsigned int seed)
 {
 	static unsigned char mem[65536] __attribute__((aligned(4096)));
 	static unsigned char scratch[16384];
-	struct xqp_pd *pd = xqp_alloc_pd(ctx);
-	struct xqp_cq *cq = xqp_create_cq(ctx, 8, NULL, NULL, 0);
-	struct xqp_qp *qp = pd && cq ? create_rc(ctx, pd, cq) : NULL;
-	struct xqp_mr *mr = pd ? xqp_reg_mr(pd, mem, sizeof(mem), 0xf) : NULL;
+	struct xqpv_pd *pd = xqpv_alloc_pd(ctx);
+	struct xqpv_cq *cq = xqpv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct xqpv_qp *qp = pd && cq ? create_rc(ctx, pd, cq) : NULL;
+	struct xqpv_mr *mr = pd ? xqpv_reg_mr(pd, mem, sizeof(mem), 0xf) : NULL;
 	uint32_t keys[4] = { mr ? mr->lkey : 1, mr ? mr->lkey + 1 : 2, 0, 0xffffffff };
 	uint64_t body[512];
 
@@ -485,7 +485,7 @@ static void fuzz_datapath(struct xqp_context *ctx, unsigned int seed)
 
 static void case_fuzz(void)
 {
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	static unsigned char scratch[8192];
 	unsigned int seed = 12345;
 	uint32_t body[1024];
@@ -522,7 +522,7 @@ static void case_fuzz(void)
 	CHECK(!odd, "unexpected errno %s", errname(odd));
 	fuzz_datapath(ctx, seed);
 	acc_token("survived", "1");
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 const struct acc_case acc_cases_abi[] = {

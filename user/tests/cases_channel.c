@@ -31,10 +31,10 @@ static int readable(int fd, int ms)
 /* What Linux answers too: no traffic involved. */
 static void case_channel_abi(void)
 {
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_comp_channel *ch = xqp_create_comp_channel(ctx);
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_comp_channel *ch = xqpv_create_comp_channel(ctx);
 	struct ib_uverbs_comp_event_desc d;
-	struct xqp_cq *cq;
+	struct xqpv_cq *cq;
 	uint32_t comp = 0xffff;
 
 	EXPECT("create", PERR(ch), 0);
@@ -45,9 +45,9 @@ static void case_channel_abi(void)
 	EXPECT("read_empty", read(ch->fd, &d, sizeof(d)) < 0 ? errno : 0, EAGAIN);
 	/* read-only fd: vfs_write() refuses it before any file op, as on Linux */
 	EXPECT("write", write(ch->fd, &d, sizeof(d)) < 0 ? errno : 0, EBADF);
-	cq = xqp_create_cq(ctx, 4, NULL, ch, 0);
+	cq = xqpv_create_cq(ctx, 4, NULL, ch, 0);
 	EXPECT("cq_on_channel", PERR(cq), 0);
-	EXPECT("cq_vector_1", PERR(xqp_create_cq(ctx, 4, NULL, ch, 1)), EINVAL);
+	EXPECT("cq_vector_1", PERR(xqpv_create_cq(ctx, 4, NULL, ch, 1)), EINVAL);
 	{
 		struct ib_uverbs_create_cq_resp r;
 		struct ib_uverbs_create_cq c = { .response = (uintptr_t)&r, .cqe = 4,
@@ -59,7 +59,7 @@ static void case_channel_abi(void)
 		EXPECT("cq_bad_fd", raw_cmd(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_CQ,
 			&c, sizeof(c), -1, sizeof(r) / 4), EBADF);
 	}
-	EXPECT("destroy_channel_busy", xqp_destroy_comp_channel(ch), EBUSY);
+	EXPECT("destroy_channel_busy", xqpv_destroy_comp_channel(ch), EBUSY);
 	if (cq) {
 		struct ib_uverbs_destroy_cq_resp r = { 7, 7 };
 		struct ib_uverbs_destroy_cq c = { .response = (uintptr_t)&r, .cq_handle = cq->handle };
@@ -71,16 +71,16 @@ static void case_channel_abi(void)
 		ch->refcnt--;
 	}
 	EXPECT_INT("comp_events_reported", comp, 0);
-	EXPECT("destroy_channel", xqp_destroy_comp_channel(ch), 0);
-	xqp_close_device(ctx);
+	EXPECT("destroy_channel", xqpv_destroy_comp_channel(ch), 0);
+	xqpv_close_device(ctx);
 }
 
 static int send_msg(struct ep *s, uint64_t wr_id, int solicited)
 {
-	struct xqp_sge sge = { (uintptr_t)s->buf, 32, s->mr->lkey };
-	struct xqp_send_wr w = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-				 .opcode = XQP_WR_SEND,
-				 .send_flags = solicited ? XQP_SEND_SOLICITED : 0 };
+	struct xqpv_sge sge = { (uintptr_t)s->buf, 32, s->mr->lkey };
+	struct xqpv_send_wr w = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				 .opcode = XQPV_WR_SEND,
+				 .send_flags = solicited ? XQPV_SEND_SOLICITED : 0 };
 
 	return post_send1(s->qp, &w);
 }
@@ -88,30 +88,30 @@ static int send_msg(struct ep *s, uint64_t wr_id, int solicited)
 static void case_channel_events(void)
 {
 	struct ep a, b;
-	struct xqp_comp_channel *ch;
-	struct xqp_cq *rcq, *got = NULL;
+	struct xqpv_comp_channel *ch;
+	struct xqpv_cq *rcq, *got = NULL;
 	void *ctxp = NULL;
-	struct xqp_wc wc;
+	struct xqpv_wc wc;
 	int marker;
 
 	ep_open(&a, g_dev, 16);
 	ep_open(&b, second_dev(), 16);
-	ch = xqp_create_comp_channel(a.ctx);
-	rcq = ch ? xqp_create_cq(a.ctx, 16, &marker, ch, 0) : NULL;
+	ch = xqpv_create_comp_channel(a.ctx);
+	rcq = ch ? xqpv_create_cq(a.ctx, 16, &marker, ch, 0) : NULL;
 	EXPECT("setup", PERR(rcq), 0);
 	if (!rcq)
 		return;
 	{
-		struct xqp_qp_init_attr_ex qa = {
-			.qp_type = XQP_QPT_RC, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = a.pd,
+		struct xqpv_qp_init_attr_ex qa = {
+			.qp_type = XQPV_QPT_RC, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = a.pd,
 			.send_cq = a.cq, .recv_cq = rcq,
 			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
 				 .max_recv_sge = 1 },
 		};
 
-		a.qp = xqp_create_qp_ex(a.ctx, &qa);
+		a.qp = xqpv_create_qp_ex(a.ctx, &qa);
 	}
-	b.qp = ep_qp(&b, XQP_QPT_RC, NULL, 8, 8);
+	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 8, 8);
 	CHECK(a.qp && b.qp, "qps");
 	if (!a.qp || !b.qp)
 		return;
@@ -123,13 +123,13 @@ static void case_channel_events(void)
 	EXPECT_INT("recv_unarmed", poll_n(rcq, &wc, 1, 5000), 1);
 	EXPECT_INT("no_event_unarmed", readable(ch->fd, 200), 0);
 	/* armed: one event, naming the CQ and its context */
-	EXPECT("arm", xqp_req_notify_cq(rcq, 0), 0);
+	EXPECT("arm", xqpv_req_notify_cq(rcq, 0), 0);
 	EXPECT("send_armed", send_msg(&b, 2, 0), 0);
 	EXPECT_INT("event_readable", readable(ch->fd, 5000), 1);
-	EXPECT("get_event", xqp_get_cq_event(ch, &got, &ctxp), 0);
+	EXPECT("get_event", xqpv_get_cq_event(ch, &got, &ctxp), 0);
 	EXPECT_INT("event_cq", got == rcq, 1);
 	EXPECT_INT("event_context", ctxp == &marker, 1);
-	xqp_ack_cq_events(rcq, 1);
+	xqpv_ack_cq_events(rcq, 1);
 	EXPECT_INT("poll_after_event", poll_n(rcq, &wc, 1, 1000), 1);
 	EXPECT_INT("poll_after_event_wr_id", (long long)wc.wr_id, 11);
 	/* once per arming */
@@ -137,23 +137,23 @@ static void case_channel_events(void)
 	EXPECT_INT("recv_again", poll_n(rcq, &wc, 1, 5000), 1);
 	EXPECT_INT("no_second_event", readable(ch->fd, 200), 0);
 	fcntl(ch->fd, F_SETFL, O_NONBLOCK);
-	EXPECT("nonblock_empty", xqp_get_cq_event(ch, &got, &ctxp), EAGAIN);
+	EXPECT("nonblock_empty", xqpv_get_cq_event(ch, &got, &ctxp), EAGAIN);
 	/* solicited only: an unsolicited message does not fire it */
-	EXPECT("arm_solicited", xqp_req_notify_cq(rcq, 1), 0);
+	EXPECT("arm_solicited", xqpv_req_notify_cq(rcq, 1), 0);
 	EXPECT("send_unsolicited", send_msg(&b, 4, 0), 0);
 	EXPECT_INT("recv_unsolicited", poll_n(rcq, &wc, 1, 5000), 1);
 	EXPECT_INT("no_event_unsolicited", readable(ch->fd, 200), 0);
 	EXPECT("send_solicited", send_msg(&b, 5, 1), 0);
 	EXPECT_INT("event_solicited", readable(ch->fd, 5000), 1);
-	EXPECT("get_event2", xqp_get_cq_event(ch, &got, &ctxp), 0);
+	EXPECT("get_event2", xqpv_get_cq_event(ch, &got, &ctxp), 0);
 	EXPECT_INT("recv_solicited", poll_n(rcq, &wc, 1, 5000), 1);
 	/* destroy_cq reports 2 events: both acknowledged, so it returns */
-	xqp_ack_cq_events(rcq, 1);
-	EXPECT("destroy_qp", xqp_destroy_qp(a.qp), 0);
+	xqpv_ack_cq_events(rcq, 1);
+	EXPECT("destroy_qp", xqpv_destroy_qp(a.qp), 0);
 	a.qp = NULL;
-	EXPECT("destroy_channel_busy", xqp_destroy_comp_channel(ch), EBUSY);
-	EXPECT("destroy_cq", xqp_destroy_cq(rcq), 0);
-	EXPECT("destroy_channel", xqp_destroy_comp_channel(ch), 0);
+	EXPECT("destroy_channel_busy", xqpv_destroy_comp_channel(ch), EBUSY);
+	EXPECT("destroy_cq", xqpv_destroy_cq(rcq), 0);
+	EXPECT("destroy_channel", xqpv_destroy_comp_channel(ch), 0);
 	ep_close(&a);
 	ep_close(&b);
 }
@@ -172,7 +172,7 @@ static void victim(void *arg)
 	uint32_t peer_qpn;
 
 	ep_open(&e, second_dev(), 64);
-	e.qp = ep_qp(&e, XQP_QPT_RC, NULL, 16, 16);
+	e.qp = ep_qp(&e, XQPV_QPT_RC, NULL, 16, 16);
 	if (!e.qp)
 		exit(3);
 	chan_send(&v->from, e.qp->qp_num);
@@ -182,15 +182,15 @@ static void victim(void *arg)
 	/* more MRs, receives waiting, sends stuck in RNR (the peer has no
 	 * receives; rnr_retry 7) */
 	for (int i = 0; i < 4; i++)
-		if (!xqp_reg_mr(e.pd, e.buf + i * 4096, 4096, XQP_ACCESS_LOCAL_WRITE))
+		if (!xqpv_reg_mr(e.pd, e.buf + i * 4096, 4096, XQPV_ACCESS_LOCAL_WRITE))
 			exit(5);
 	for (int i = 0; i < 8; i++)
 		if (post_recv1(e.qp, (uint64_t)i, e.buf, 4096, e.mr->lkey))
 			exit(6);
 	for (int i = 0; i < 8; i++) {
-		struct xqp_sge sge = { (uintptr_t)e.buf, 64, e.mr->lkey };
-		struct xqp_send_wr w = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
-					 .opcode = XQP_WR_SEND, .send_flags = XQP_SEND_SIGNALED };
+		struct xqpv_sge sge = { (uintptr_t)e.buf, 64, e.mr->lkey };
+		struct xqpv_send_wr w = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
+					 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED };
 
 		if (post_send1(e.qp, &w))
 			exit(7);
@@ -204,7 +204,7 @@ static void case_kill9_posted(void)
 	struct victim_arg v;
 	struct conn c = conn_defaults();
 	struct ep a;
-	struct xqp_wc wc[4];
+	struct xqpv_wc wc[4];
 	uint32_t qpn;
 	pid_t pid;
 	int n;
@@ -213,7 +213,7 @@ static void case_kill9_posted(void)
 	c.rnr_retry = 1;
 	c.timeout = 8;
 	ep_open(&a, g_dev, 64);
-	a.qp = ep_qp(&a, XQP_QPT_RC, NULL, 16, 16);
+	a.qp = ep_qp(&a, XQPV_QPT_RC, NULL, 16, 16);
 	CHECK(a.qp, "qp");
 	if (!a.qp)
 		return;
@@ -236,9 +236,9 @@ static void case_kill9_posted(void)
 	EXPECT_INT("at_most_one_recv", n <= 1, 1);
 	/* a message to the dead QP fails; the rest is flushed */
 	{
-		struct xqp_sge sge = { (uintptr_t)a.buf + 8192, 64, a.mr->lkey };
-		struct xqp_send_wr w = { .wr_id = 600, .sg_list = &sge, .num_sge = 1,
-					 .opcode = XQP_WR_SEND, .send_flags = XQP_SEND_SIGNALED };
+		struct xqpv_sge sge = { (uintptr_t)a.buf + 8192, 64, a.mr->lkey };
+		struct xqpv_send_wr w = { .wr_id = 600, .sg_list = &sge, .num_sge = 1,
+					 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED };
 
 		if (n == 1)
 			EXPECT("recv_again", post_recv1(a.qp, 501, a.buf, 4096, a.mr->lkey), 0);
@@ -247,22 +247,22 @@ static void case_kill9_posted(void)
 		EXPECT_INT("send_and_recv_completed", n, 2);
 		for (int i = 0; i < n; i++) {
 			if (wc[i].wr_id == 600)
-				EXPECT_INT("send_to_dead_failed", wc[i].status != XQP_WC_SUCCESS, 1);
+				EXPECT_INT("send_to_dead_failed", wc[i].status != XQPV_WC_SUCCESS, 1);
 			else
-				EXPECT_INT("recv_flushed", wc[i].status, XQP_WC_WR_FLUSH_ERR);
+				EXPECT_INT("recv_flushed", wc[i].status, XQPV_WC_WR_FLUSH_ERR);
 		}
 	}
 	EXPECT_INT("qp_err", ({
-		struct xqp_qp_attr at;
-		xqp_query_qp(a.qp, &at, XQP_QP_STATE, NULL) ? -1 : (int)at.qp_state; }),
-		XQP_QPS_ERR);
+		struct xqpv_qp_attr at;
+		xqpv_query_qp(a.qp, &at, XQPV_QP_STATE, NULL) ? -1 : (int)at.qp_state; }),
+		XQPV_QPS_ERR);
 	ep_close(&a);
 	/* the victim's device is usable and holds nothing of it */
 	{
 		struct ep e;
 
 		ep_open(&e, second_dev(), 16);
-		e.qp = ep_qp(&e, XQP_QPT_RC, NULL, 8, 8);
+		e.qp = ep_qp(&e, XQPV_QPT_RC, NULL, 8, 8);
 		EXPECT("second_dev_usable", PERR(e.qp), 0);
 		ep_close(&e);
 	}
@@ -287,34 +287,34 @@ static void memlock_child(void *arg)
 {
 	struct rlimit rl = { 64 * 1024, 64 * 1024 };
 	size_t big = 1024 * 1024;
-	struct xqp_context *ctx;
-	struct xqp_pd *pd;
+	struct xqpv_context *ctx;
+	struct xqpv_pd *pd;
 	unsigned char *mem;
-	struct xqp_mr *small, *mr;
+	struct xqpv_mr *small, *mr;
 
 	(void)arg;
 	EXPECT("drop_cap_ipc_lock", drop_ipc_lock(), 0);
 	EXPECT("setrlimit", setrlimit(RLIMIT_MEMLOCK, &rl) ? errno : 0, 0);
 	ctx = open_ctx();
-	pd = xqp_alloc_pd(ctx);
+	pd = xqpv_alloc_pd(ctx);
 	mem = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!pd || mem == MAP_FAILED)
 		exit(3);
-	EXPECT("beyond_limit", PERR(xqp_reg_mr(pd, mem, big, XQP_ACCESS_LOCAL_WRITE)), ENOMEM);
-	small = xqp_reg_mr(pd, mem, 32 * 1024, XQP_ACCESS_LOCAL_WRITE);
+	EXPECT("beyond_limit", PERR(xqpv_reg_mr(pd, mem, big, XQPV_ACCESS_LOCAL_WRITE)), ENOMEM);
+	small = xqpv_reg_mr(pd, mem, 32 * 1024, XQPV_ACCESS_LOCAL_WRITE);
 	EXPECT("within_limit", PERR(small), 0);
 	/* 32 KiB pinned: another 48 KiB is past the 64 KiB */
-	EXPECT("sum_beyond_limit", PERR(xqp_reg_mr(pd, mem + 64 * 1024, 48 * 1024,
-						    XQP_ACCESS_LOCAL_WRITE)), ENOMEM);
+	EXPECT("sum_beyond_limit", PERR(xqpv_reg_mr(pd, mem + 64 * 1024, 48 * 1024,
+						    XQPV_ACCESS_LOCAL_WRITE)), ENOMEM);
 	if (small)
-		EXPECT("dereg", xqp_dereg_mr(small), 0);
+		EXPECT("dereg", xqpv_dereg_mr(small), 0);
 	/* deregistering gave the pages back */
-	mr = xqp_reg_mr(pd, mem + 64 * 1024, 48 * 1024, XQP_ACCESS_LOCAL_WRITE);
+	mr = xqpv_reg_mr(pd, mem + 64 * 1024, 48 * 1024, XQPV_ACCESS_LOCAL_WRITE);
 	EXPECT("after_dereg", PERR(mr), 0);
 	if (mr)
-		xqp_dereg_mr(mr);
-	xqp_dealloc_pd(pd);
-	xqp_close_device(ctx);
+		xqpv_dereg_mr(mr);
+	xqpv_dealloc_pd(pd);
+	xqpv_close_device(ctx);
 }
 
 static void case_memlock(void)

@@ -19,8 +19,8 @@ static void rc_pair(struct ep *a, struct ep *b, const struct conn *c, int cqe,
 {
 	ep_open(a, g_dev, cqe);
 	ep_open(b, second_dev(), cqe);
-	a->qp = ep_qp(a, XQP_QPT_RC, NULL, swr, rwr);
-	b->qp = ep_qp(b, XQP_QPT_RC, NULL, swr, rwr);
+	a->qp = ep_qp(a, XQPV_QPT_RC, NULL, swr, rwr);
+	b->qp = ep_qp(b, XQPV_QPT_RC, NULL, swr, rwr);
 	if (!a->qp || !b->qp) {
 		acc_fail("create rc: %s", errname(errno));
 		exit(1);
@@ -31,14 +31,14 @@ static void rc_pair(struct ep *a, struct ep *b, const struct conn *c, int cqe,
 static int send_to(struct ep *s, struct ep *r, int op, uint32_t lkey, uint64_t laddr,
 		   uint32_t len, uint32_t rkey, uint64_t raddr, uint64_t wr_id)
 {
-	struct xqp_sge sge = { laddr, len, lkey };
-	struct xqp_send_wr w = {
+	struct xqpv_sge sge = { laddr, len, lkey };
+	struct xqpv_send_wr w = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = XQP_SEND_SIGNALED,
+		.send_flags = XQPV_SEND_SIGNALED,
 	};
 
 	(void)r;
-	if (op == XQP_WR_ATOMIC_CMP_AND_SWP || op == XQP_WR_ATOMIC_FETCH_AND_ADD) {
+	if (op == XQPV_WR_ATOMIC_CMP_AND_SWP || op == XQPV_WR_ATOMIC_FETCH_AND_ADD) {
 		sge.length = 8;
 		w.wr.atomic.remote_addr = raddr;
 		w.wr.atomic.rkey = rkey;
@@ -50,17 +50,17 @@ static int send_to(struct ep *s, struct ep *r, int op, uint32_t lkey, uint64_t l
 	return post_send1(s->qp, &w);
 }
 
-static int qp_state(struct xqp_qp *qp)
+static int qp_state(struct xqpv_qp *qp)
 {
-	struct xqp_qp_attr a;
+	struct xqpv_qp_attr a;
 
-	return xqp_query_qp(qp, &a, XQP_QP_STATE, NULL) ? -1 : (int)a.qp_state;
+	return xqpv_query_qp(qp, &a, XQPV_QP_STATE, NULL) ? -1 : (int)a.qp_state;
 }
 
-static void one_error(const char *name, struct xqp_cq *cq, enum xqp_wc_status want,
+static void one_error(const char *name, struct xqpv_cq *cq, enum xqpv_wc_status want,
 		      uint64_t wr_id)
 {
-	struct xqp_wc wc;
+	struct xqpv_wc wc;
 	char n[96];
 
 	if (!poll_one(cq, &wc, 10000, name))
@@ -84,28 +84,28 @@ static void case_rnr(void)
 		c.min_rnr_timer = 1;
 		rc_pair(&a, &b, &c, 16, 8, 8);
 		snprintf(n, sizeof(n), "rnr_retry%d_post", retry);
-		EXPECT(n, send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 64, 0, 0, 1), 0);
+		EXPECT(n, send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 64, 0, 0, 1), 0);
 		snprintf(n, sizeof(n), "rnr_retry%d", retry);
-		one_error(n, b.cq, XQP_WC_RNR_RETRY_EXC_ERR, 1);
+		one_error(n, b.cq, XQPV_WC_RNR_RETRY_EXC_ERR, 1);
 		snprintf(n, sizeof(n), "rnr_retry%d_requester_err", retry);
-		EXPECT_INT(n, qp_state(b.qp), XQP_QPS_ERR);
+		EXPECT_INT(n, qp_state(b.qp), XQPV_QPS_ERR);
 		snprintf(n, sizeof(n), "rnr_retry%d_responder_rts", retry);
-		EXPECT_INT(n, qp_state(a.qp), XQP_QPS_RTS);
+		EXPECT_INT(n, qp_state(a.qp), XQPV_QPS_RTS);
 		ep_close(&a);
 		ep_close(&b);
 	}
 	/* rnr_retry 7: retried until a receive shows up */
 	{
 		struct ep a, b;
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 
 		rc_pair(&a, &b, NULL, 16, 8, 8);
-		EXPECT("rnr_inf_post", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf,
+		EXPECT("rnr_inf_post", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf,
 					       64, 0, 0, 2), 0);
 		EXPECT_INT("rnr_inf_nothing_yet", poll_n(b.cq, &wc, 1, 100), 0);
 		EXPECT("rnr_inf_recv", post_recv1(a.qp, 3, a.buf, 4096, a.mr->lkey), 0);
-		one_error("rnr_inf_send", b.cq, XQP_WC_SUCCESS, 2);
-		one_error("rnr_inf_recv", a.cq, XQP_WC_SUCCESS, 3);
+		one_error("rnr_inf_send", b.cq, XQPV_WC_SUCCESS, 2);
+		one_error("rnr_inf_recv", a.cq, XQPV_WC_SUCCESS, 3);
 		ep_close(&a);
 		ep_close(&b);
 	}
@@ -119,36 +119,36 @@ static void case_bad_lkey(void)
 
 	rc_pair(&a, &b, NULL, 16, 8, 8);
 	EXPECT("recv", post_recv1(a.qp, 1, a.buf, 4096, a.mr->lkey), 0);
-	EXPECT("post", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey + 0x1000, (uintptr_t)b.buf,
+	EXPECT("post", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey + 0x1000, (uintptr_t)b.buf,
 			       64, 0, 0, 7), 0);
-	one_error("bad_lkey", b.cq, XQP_WC_LOC_PROT_ERR, 7);
-	EXPECT_INT("bad_lkey_qp_err", qp_state(b.qp), XQP_QPS_ERR);
+	one_error("bad_lkey", b.cq, XQPV_WC_LOC_PROT_ERR, 7);
+	EXPECT_INT("bad_lkey_qp_err", qp_state(b.qp), XQPV_QPS_ERR);
 	ep_close(&a);
 	ep_close(&b);
 	/* an SGE past the end of the MR */
 	rc_pair(&a, &b, NULL, 16, 8, 8);
 	EXPECT("recv2", post_recv1(a.qp, 1, a.buf, 4096, a.mr->lkey), 0);
-	EXPECT("post2", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey,
+	EXPECT("post2", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey,
 				(uintptr_t)b.buf + BUF_LEN - 16, 64, 0, 0, 8), 0);
-	one_error("sge_outside_mr", b.cq, XQP_WC_LOC_PROT_ERR, 8);
+	one_error("sge_outside_mr", b.cq, XQPV_WC_LOC_PROT_ERR, 8);
 	ep_close(&a);
 	ep_close(&b);
 	/* a receive into an MR without LOCAL_WRITE */
 	rc_pair(&a, &b, NULL, 16, 8, 8);
 	{
 		static unsigned char ro[4096] __attribute__((aligned(4096)));
-		struct xqp_mr *mr = xqp_reg_mr(a.pd, ro, sizeof(ro), XQP_ACCESS_REMOTE_READ);
+		struct xqpv_mr *mr = xqpv_reg_mr(a.pd, ro, sizeof(ro), XQPV_ACCESS_REMOTE_READ);
 
 		EXPECT("ro_mr", PERR(mr), 0);
 		if (mr) {
 			EXPECT("recv_ro", post_recv1(a.qp, 9, ro, sizeof(ro), mr->lkey), 0);
-			EXPECT("post3", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf,
+			EXPECT("post3", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf,
 						64, 0, 0, 10), 0);
-			one_error("recv_no_local_write", a.cq, XQP_WC_LOC_PROT_ERR, 9);
+			one_error("recv_no_local_write", a.cq, XQPV_WC_LOC_PROT_ERR, 9);
 			ep_close(&b);
-			xqp_destroy_qp(a.qp);
+			xqpv_destroy_qp(a.qp);
 			a.qp = NULL;
-			xqp_dereg_mr(mr);
+			xqpv_dereg_mr(mr);
 		}
 	}
 	ep_close(&a);
@@ -159,7 +159,7 @@ static void bad_remote(const char *name, int op, int use_ro_mr, int qp_access)
 	static unsigned char ro[4096] __attribute__((aligned(4096)));
 	struct conn c = conn_defaults();
 	struct ep a, b;
-	struct xqp_mr *mr = NULL;
+	struct xqpv_mr *mr = NULL;
 	uint32_t rkey;
 	uint64_t raddr;
 	char n[96];
@@ -172,7 +172,7 @@ static void bad_remote(const char *name, int op, int use_ro_mr, int qp_access)
 	if (use_ro_mr == 1) {
 		rkey += 0x1000;		/* no such key */
 	} else if (use_ro_mr == 2) {
-		mr = xqp_reg_mr(a.pd, ro, sizeof(ro), XQP_ACCESS_LOCAL_WRITE);
+		mr = xqpv_reg_mr(a.pd, ro, sizeof(ro), XQPV_ACCESS_LOCAL_WRITE);
 		CHECK(mr, "mr: %s", errname(errno));
 		if (!mr)
 			exit(1);
@@ -183,35 +183,35 @@ static void bad_remote(const char *name, int op, int use_ro_mr, int qp_access)
 	}
 	snprintf(n, sizeof(n), "%s_post", name);
 	EXPECT(n, send_to(&b, &a, op, b.mr->lkey, (uintptr_t)b.buf, 64, rkey, raddr, 11), 0);
-	one_error(name, b.cq, XQP_WC_REM_ACCESS_ERR, 11);
+	one_error(name, b.cq, XQPV_WC_REM_ACCESS_ERR, 11);
 	snprintf(n, sizeof(n), "%s_requester_err", name);
-	EXPECT_INT(n, qp_state(b.qp), XQP_QPS_ERR);
+	EXPECT_INT(n, qp_state(b.qp), XQPV_QPS_ERR);
 	snprintf(n, sizeof(n), "%s_responder_err", name);
-	EXPECT_INT(n, qp_state(a.qp), XQP_QPS_ERR);
+	EXPECT_INT(n, qp_state(a.qp), XQPV_QPS_ERR);
 	snprintf(n, sizeof(n), "%s_access_err_event", name);
-	EXPECT(n, wait_event_type(a.ctx, XQP_EVENT_QP_ACCESS_ERR, 5000, NULL), 0);
+	EXPECT(n, wait_event_type(a.ctx, XQPV_EVENT_QP_ACCESS_ERR, 5000, NULL), 0);
 	ep_close(&b);
-	xqp_destroy_qp(a.qp);
+	xqpv_destroy_qp(a.qp);
 	a.qp = NULL;
 	if (mr)
-		xqp_dereg_mr(mr);
+		xqpv_dereg_mr(mr);
 	ep_close(&a);
 }
 
 static void case_bad_rkey(void)
 {
-	bad_remote("write_bad_rkey", XQP_WR_RDMA_WRITE, 1, -1);
-	bad_remote("read_bad_rkey", XQP_WR_RDMA_READ, 1, -1);
-	bad_remote("write_past_mr", XQP_WR_RDMA_WRITE, 3, -1);
+	bad_remote("write_bad_rkey", XQPV_WR_RDMA_WRITE, 1, -1);
+	bad_remote("read_bad_rkey", XQPV_WR_RDMA_READ, 1, -1);
+	bad_remote("write_past_mr", XQPV_WR_RDMA_WRITE, 3, -1);
 }
 
 static void case_no_remote_access(void)
 {
-	bad_remote("write_mr_local_only", XQP_WR_RDMA_WRITE, 2, -1);
-	bad_remote("read_mr_local_only", XQP_WR_RDMA_READ, 2, -1);
-	bad_remote("atomic_mr_local_only", XQP_WR_ATOMIC_FETCH_AND_ADD, 2, -1);
-	bad_remote("write_qp_no_remote_write", XQP_WR_RDMA_WRITE, 0, XQP_ACCESS_REMOTE_READ);
-	bad_remote("read_qp_no_remote_read", XQP_WR_RDMA_READ, 0, XQP_ACCESS_REMOTE_WRITE);
+	bad_remote("write_mr_local_only", XQPV_WR_RDMA_WRITE, 2, -1);
+	bad_remote("read_mr_local_only", XQPV_WR_RDMA_READ, 2, -1);
+	bad_remote("atomic_mr_local_only", XQPV_WR_ATOMIC_FETCH_AND_ADD, 2, -1);
+	bad_remote("write_qp_no_remote_write", XQPV_WR_RDMA_WRITE, 0, XQPV_ACCESS_REMOTE_READ);
+	bad_remote("read_qp_no_remote_read", XQPV_WR_RDMA_READ, 0, XQPV_ACCESS_REMOTE_WRITE);
 }
 
 static void case_too_long(void)
@@ -220,12 +220,12 @@ static void case_too_long(void)
 
 	rc_pair(&a, &b, NULL, 16, 8, 8);
 	EXPECT("recv", post_recv1(a.qp, 21, a.buf, 64, a.mr->lkey), 0);
-	EXPECT("post", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 1000,
+	EXPECT("post", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 1000,
 			       0, 0, 22), 0);
-	one_error("responder", a.cq, XQP_WC_LOC_LEN_ERR, 21);
-	one_error("requester", b.cq, XQP_WC_REM_INV_REQ_ERR, 22);
-	EXPECT_INT("responder_err", qp_state(a.qp), XQP_QPS_ERR);
-	EXPECT_INT("requester_err", qp_state(b.qp), XQP_QPS_ERR);
+	one_error("responder", a.cq, XQPV_WC_LOC_LEN_ERR, 21);
+	one_error("requester", b.cq, XQPV_WC_REM_INV_REQ_ERR, 22);
+	EXPECT_INT("responder_err", qp_state(a.qp), XQPV_QPS_ERR);
+	EXPECT_INT("requester_err", qp_state(b.qp), XQPV_QPS_ERR);
 	ep_close(&a);
 	ep_close(&b);
 }
@@ -234,12 +234,12 @@ static void case_xrc_wrong_srq(void)
 {
 	for (int k = 0; k < 2; k++) {
 		struct ep t, i;
-		struct xqp_sge sge;
-		struct xqp_send_wr s = { .wr_id = 31, .num_sge = 1, .opcode = XQP_WR_SEND,
-					 .send_flags = XQP_SEND_SIGNALED, .sg_list = &sge };
-		struct xqp_xrcd *other = NULL;
-		struct xqp_srq *foreign = NULL;
-		struct xqp_wc wc;
+		struct xqpv_sge sge;
+		struct xqpv_send_wr s = { .wr_id = 31, .num_sge = 1, .opcode = XQPV_WR_SEND,
+					 .send_flags = XQPV_SEND_SIGNALED, .sg_list = &sge };
+		struct xqpv_xrcd *other = NULL;
+		struct xqpv_srq *foreign = NULL;
+		struct xqpv_wc wc;
 		const char *name = k ? "srq_of_other_xrcd" : "no_such_srq";
 		char n[64];
 		int err;
@@ -247,7 +247,7 @@ static void case_xrc_wrong_srq(void)
 		ep_open(&t, g_dev, 16);
 		ep_open(&i, second_dev(), 16);
 		xrc_setup(&t, &i, 8, NULL);
-		sge = (struct xqp_sge){ (uintptr_t)i.buf, 64, i.mr->lkey };
+		sge = (struct xqpv_sge){ (uintptr_t)i.buf, 64, i.mr->lkey };
 		EXPECT("srq_post", post_srq1(t.srq[0], 30, t.buf, 4096, t.mr->lkey), 0);
 		if (k) {
 			other = open_xrcd_path(t.ctx, NULL, 0, &err);
@@ -262,17 +262,17 @@ static void case_xrc_wrong_srq(void)
 		}
 		snprintf(n, sizeof(n), "%s_post", name);
 		EXPECT(n, post_send1(i.qp, &s), 0);
-		one_error(name, i.cq, XQP_WC_REM_INV_REQ_ERR, 31);
+		one_error(name, i.cq, XQPV_WC_REM_INV_REQ_ERR, 31);
 		snprintf(n, sizeof(n), "%s_ini_err", name);
-		EXPECT_INT(n, qp_state(i.qp), XQP_QPS_ERR);
+		EXPECT_INT(n, qp_state(i.qp), XQPV_QPS_ERR);
 		snprintf(n, sizeof(n), "%s_tgt_unharmed", name);
-		EXPECT_INT(n, qp_state(t.qp), XQP_QPS_RTR);
+		EXPECT_INT(n, qp_state(t.qp), XQPV_QPS_RTR);
 		snprintf(n, sizeof(n), "%s_no_receive", name);
 		EXPECT_INT(n, poll_n(t.cq, &wc, 1, 200), 0);
 		if (foreign)
-			xqp_destroy_srq(foreign);
+			xqpv_destroy_srq(foreign);
 		if (other)
-			xqp_close_xrcd(other);
+			xqpv_close_xrcd(other);
 		ep_close(&i);
 		ep_close(&t);
 	}
@@ -283,7 +283,7 @@ static void case_xrc_wrong_srq(void)
 static void case_flush(void)
 {
 	struct ep a, b;
-	struct xqp_wc wc[8];
+	struct xqpv_wc wc[8];
 	int n, flushed_recv = 0, flushed_send = 0, ok = 1;
 
 	rc_pair(&a, &b, NULL, 32, 8, 8);
@@ -291,25 +291,25 @@ static void case_flush(void)
 		EXPECT("recv", post_recv1(b.qp, 100 + (uint64_t)i, b.buf, 4096, b.mr->lkey), 0);
 	/* a has no receives and rnr_retry 7: these stay outstanding */
 	for (int i = 0; i < 2; i++)
-		EXPECT("send", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf + 8192,
+		EXPECT("send", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf + 8192,
 				       64, 0, 0, 200 + (uint64_t)i), 0);
 	EXPECT_INT("nothing_yet", poll_n(b.cq, wc, 1, 100), 0);
-	EXPECT("to_err", qp_to_state(b.qp, XQP_QPS_ERR), 0);
+	EXPECT("to_err", qp_to_state(b.qp, XQPV_QPS_ERR), 0);
 	/* in ERR: still accepted, and flushed */
 	EXPECT("recv_in_err", post_recv1(b.qp, 103, b.buf, 4096, b.mr->lkey), 0);
-	EXPECT("send_in_err", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf,
+	EXPECT("send_in_err", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf,
 				      64, 0, 0, 202), 0);
 	n = poll_n(b.cq, wc, 7, 5000);
 	EXPECT_INT("flushed", n, 7);
 	for (int i = 0; i < n; i++) {
-		ok &= wc[i].status == XQP_WC_WR_FLUSH_ERR && wc[i].byte_len == 0 &&
+		ok &= wc[i].status == XQPV_WC_WR_FLUSH_ERR && wc[i].byte_len == 0 &&
 		      wc[i].qp_num == b.qp->qp_num;
 		if (wc[i].wr_id >= 200) {
 			flushed_send++;
-			ok &= wc[i].opcode == XQP_WC_SEND;
+			ok &= wc[i].opcode == XQPV_WC_SEND;
 		} else {
 			flushed_recv++;
-			ok &= wc[i].opcode == XQP_WC_RECV;
+			ok &= wc[i].opcode == XQPV_WC_RECV;
 		}
 	}
 	EXPECT_INT("flush_fields", ok, 1);
@@ -323,65 +323,65 @@ static void case_flush(void)
 static void case_last_wqe(void)
 {
 	struct ep a;
-	struct xqp_srq_init_attr_ex sa = {
+	struct xqpv_srq_init_attr_ex sa = {
 		.attr = { .max_wr = 8, .max_sge = 1 },
-		.comp_mask = XQP_SRQ_INIT_ATTR_PD, .pd = NULL,
+		.comp_mask = XQPV_SRQ_INIT_ATTR_PD, .pd = NULL,
 	};
-	struct xqp_async_event ev;
-	struct xqp_srq *srq;
+	struct xqpv_async_event ev;
+	struct xqpv_srq *srq;
 
 	ep_open(&a, g_dev, 16);
 	sa.pd = a.pd;
-	srq = xqp_create_srq_ex(a.ctx, &sa);
+	srq = xqpv_create_srq_ex(a.ctx, &sa);
 	EXPECT("srq", PERR(srq), 0);
 	if (!srq)
 		return;
-	a.qp = ep_qp(&a, XQP_QPT_RC, srq, 4, 0);
+	a.qp = ep_qp(&a, XQPV_QPT_RC, srq, 4, 0);
 	EXPECT("qp_on_srq", PERR(a.qp), 0);
 	if (!a.qp)
 		return;
 	EXPECT("post_recv_on_srq_qp", post_recv1(a.qp, 1, a.buf, 64, a.mr->lkey), EINVAL);
 	EXPECT("srq_recv", post_srq1(srq, 2, a.buf, 64, a.mr->lkey), 0);
 	{
-		struct xqp_qp_attr at = { .qp_state = XQP_QPS_INIT, .port_num = 1 };
+		struct xqpv_qp_attr at = { .qp_state = XQPV_QPS_INIT, .port_num = 1 };
 
-		EXPECT("init", xqp_modify_qp(a.qp, &at, XQP_QP_STATE | XQP_QP_PKEY_INDEX |
-					     XQP_QP_PORT | XQP_QP_ACCESS_FLAGS), 0);
+		EXPECT("init", xqpv_modify_qp(a.qp, &at, XQPV_QP_STATE | XQPV_QP_PKEY_INDEX |
+					     XQPV_QP_PORT | XQPV_QP_ACCESS_FLAGS), 0);
 	}
-	EXPECT("to_err", qp_to_state(a.qp, XQP_QPS_ERR), 0);
-	EXPECT("last_wqe", wait_event_type(a.ctx, XQP_EVENT_QP_LAST_WQE_REACHED, 5000, &ev), 0);
+	EXPECT("to_err", qp_to_state(a.qp, XQPV_QPS_ERR), 0);
+	EXPECT("last_wqe", wait_event_type(a.ctx, XQPV_EVENT_QP_LAST_WQE_REACHED, 5000, &ev), 0);
 	EXPECT_INT("last_wqe_names_qp", ev.element.qp == a.qp, 1);
-	xqp_destroy_qp(a.qp);
+	xqpv_destroy_qp(a.qp);
 	a.qp = NULL;
-	EXPECT("destroy_srq", xqp_destroy_srq(srq), 0);
+	EXPECT("destroy_srq", xqpv_destroy_srq(srq), 0);
 	ep_close(&a);
 }
 
 static void case_srq_limit(void)
 {
 	struct ep a, b;
-	struct xqp_srq_init_attr_ex sa = {
-		.attr = { .max_wr = 8, .max_sge = 1 }, .comp_mask = XQP_SRQ_INIT_ATTR_PD,
+	struct xqpv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 8, .max_sge = 1 }, .comp_mask = XQPV_SRQ_INIT_ATTR_PD,
 	};
-	struct xqp_srq_attr q, m;
-	struct xqp_async_event ev;
-	struct xqp_srq *srq;
-	struct xqp_wc wc;
+	struct xqpv_srq_attr q, m;
+	struct xqpv_async_event ev;
+	struct xqpv_srq *srq;
+	struct xqpv_wc wc;
 
 	ep_open(&a, g_dev, 32);
 	ep_open(&b, second_dev(), 32);
 	sa.pd = a.pd;
-	srq = xqp_create_srq_ex(a.ctx, &sa);
+	srq = xqpv_create_srq_ex(a.ctx, &sa);
 	EXPECT("srq", PERR(srq), 0);
 	if (!srq)
 		return;
-	a.qp = ep_qp(&a, XQP_QPT_RC, srq, 4, 0);
-	b.qp = ep_qp(&b, XQP_QPT_RC, NULL, 4, 4);
+	a.qp = ep_qp(&a, XQPV_QPT_RC, srq, 4, 0);
+	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 4, 4);
 	CHECK(a.qp && b.qp, "qps");
 	if (!a.qp || !b.qp)
 		return;
 	connect_pair(&a, &b, NULL);
-	EXPECT("query", xqp_query_srq(srq, &q), 0);
+	EXPECT("query", xqpv_query_srq(srq, &q), 0);
 	EXPECT_INT("query_max_wr_covers", q.max_wr >= 8, 1);
 	EXPECT_INT("query_limit0", q.srq_limit, 0);
 	for (int i = 0; i < 4; i++)
@@ -389,58 +389,58 @@ static void case_srq_limit(void)
 					     a.mr->lkey), 0);
 	m.max_wr = 0;
 	m.srq_limit = q.max_wr + 1;
-	EXPECT("limit_over_max_wr", xqp_modify_srq(srq, &m, XQP_SRQ_LIMIT), EINVAL);
+	EXPECT("limit_over_max_wr", xqpv_modify_srq(srq, &m, XQPV_SRQ_LIMIT), EINVAL);
 	m.max_wr = 2;
-	EXPECT("resize_below_posted", xqp_modify_srq(srq, &m, XQP_SRQ_MAX_WR), EINVAL);
+	EXPECT("resize_below_posted", xqpv_modify_srq(srq, &m, XQPV_SRQ_MAX_WR), EINVAL);
 	m.max_wr = 20;
-	EXPECT("resize_up", xqp_modify_srq(srq, &m, XQP_SRQ_MAX_WR), 0);
-	EXPECT("query2", xqp_query_srq(srq, &q), 0);
+	EXPECT("resize_up", xqpv_modify_srq(srq, &m, XQPV_SRQ_MAX_WR), 0);
+	EXPECT("query2", xqpv_query_srq(srq, &q), 0);
 	EXPECT_INT("resized_covers", q.max_wr >= 20, 1);
 	m.srq_limit = 3;
-	EXPECT("arm", xqp_modify_srq(srq, &m, XQP_SRQ_LIMIT), 0);
-	EXPECT("query3", xqp_query_srq(srq, &q), 0);
+	EXPECT("arm", xqpv_modify_srq(srq, &m, XQPV_SRQ_LIMIT), 0);
+	EXPECT("query3", xqpv_query_srq(srq, &q), 0);
 	EXPECT_INT("armed", q.srq_limit, 3);
 	/* 4 posted -> 3: not below the limit yet */
-	EXPECT("send1", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 16, 0, 0, 1), 0);
-	one_error("send1", b.cq, XQP_WC_SUCCESS, 1);
-	one_error("recv1", a.cq, XQP_WC_SUCCESS, 40);
-	EXPECT("no_event_yet", wait_event_type(a.ctx, XQP_EVENT_SRQ_LIMIT_REACHED, 200, NULL),
+	EXPECT("send1", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 16, 0, 0, 1), 0);
+	one_error("send1", b.cq, XQPV_WC_SUCCESS, 1);
+	one_error("recv1", a.cq, XQPV_WC_SUCCESS, 40);
+	EXPECT("no_event_yet", wait_event_type(a.ctx, XQPV_EVENT_SRQ_LIMIT_REACHED, 200, NULL),
 	       ETIMEDOUT);
 	/* 3 -> 2: below */
-	EXPECT("send2", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 16, 0, 0, 2), 0);
-	one_error("send2", b.cq, XQP_WC_SUCCESS, 2);
-	one_error("recv2", a.cq, XQP_WC_SUCCESS, 41);
-	EXPECT("limit_event", wait_event_type(a.ctx, XQP_EVENT_SRQ_LIMIT_REACHED, 5000, &ev), 0);
+	EXPECT("send2", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 16, 0, 0, 2), 0);
+	one_error("send2", b.cq, XQPV_WC_SUCCESS, 2);
+	one_error("recv2", a.cq, XQPV_WC_SUCCESS, 41);
+	EXPECT("limit_event", wait_event_type(a.ctx, XQPV_EVENT_SRQ_LIMIT_REACHED, 5000, &ev), 0);
 	EXPECT_INT("limit_event_names_srq", ev.element.srq == srq, 1);
-	EXPECT("query4", xqp_query_srq(srq, &q), 0);
+	EXPECT("query4", xqpv_query_srq(srq, &q), 0);
 	EXPECT_INT("disarmed", q.srq_limit, 0);
 	/* once: the next one raises nothing */
-	EXPECT("send3", send_to(&b, &a, XQP_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 16, 0, 0, 3), 0);
-	one_error("send3", b.cq, XQP_WC_SUCCESS, 3);
-	EXPECT("no_second_event", wait_event_type(a.ctx, XQP_EVENT_SRQ_LIMIT_REACHED, 200, NULL),
+	EXPECT("send3", send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 16, 0, 0, 3), 0);
+	one_error("send3", b.cq, XQPV_WC_SUCCESS, 3);
+	EXPECT("no_second_event", wait_event_type(a.ctx, XQPV_EVENT_SRQ_LIMIT_REACHED, 200, NULL),
 	       ETIMEDOUT);
 	poll_n(a.cq, &wc, 1, 1000);
 	ep_close(&b);
-	xqp_destroy_qp(a.qp);
+	xqpv_destroy_qp(a.qp);
 	a.qp = NULL;
-	xqp_destroy_srq(srq);
+	xqpv_destroy_srq(srq);
 	ep_close(&a);
 }
 
 static void case_cq_overrun(void)
 {
 	struct ep a, b;
-	struct xqp_async_event ev;
+	struct xqpv_async_event ev;
 
 	rc_pair(&a, &b, NULL, 1, 8, 8);
 	EXPECT_INT("cq_size", b.cq->cqe, 1);
 	for (int i = 0; i < 3; i++)
-		EXPECT("write", send_to(&b, &a, XQP_WR_RDMA_WRITE, b.mr->lkey, (uintptr_t)b.buf, 16,
+		EXPECT("write", send_to(&b, &a, XQPV_WR_RDMA_WRITE, b.mr->lkey, (uintptr_t)b.buf, 16,
 					a.mr->rkey, a.mr->iova, 50 + (uint64_t)i), 0);
-	EXPECT("cq_err", wait_event_type(b.ctx, XQP_EVENT_CQ_ERR, 5000, &ev), 0);
+	EXPECT("cq_err", wait_event_type(b.ctx, XQPV_EVENT_CQ_ERR, 5000, &ev), 0);
 	EXPECT_INT("cq_err_names_cq", ev.element.cq == b.cq, 1);
 	{
-		struct xqp_wc wc[4];
+		struct xqpv_wc wc[4];
 
 		EXPECT_INT("kept_one", poll_n(b.cq, wc, 4, 200), 1);
 	}
@@ -453,90 +453,90 @@ static void case_cq_overrun(void)
 static void case_wrong_state(void)
 {
 	struct ep a, b;
-	struct xqp_sge sge;
-	struct xqp_send_wr w[2], *bad;
-	struct xqp_recv_wr r = { .wr_id = 1, .num_sge = 1 }, *rbad;
-	struct xqp_wc wc;
+	struct xqpv_sge sge;
+	struct xqpv_send_wr w[2], *bad;
+	struct xqpv_recv_wr r = { .wr_id = 1, .num_sge = 1 }, *rbad;
+	struct xqpv_wc wc;
 	const char *names[] = { "reset", "init", "rtr" };
 
 	ep_open(&a, g_dev, 16);
 	ep_open(&b, second_dev(), 16);
-	a.qp = ep_qp(&a, XQP_QPT_RC, NULL, 8, 8);
-	b.qp = ep_qp(&b, XQP_QPT_RC, NULL, 8, 8);
+	a.qp = ep_qp(&a, XQPV_QPT_RC, NULL, 8, 8);
+	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 8, 8);
 	CHECK(a.qp && b.qp, "qps");
 	if (!a.qp || !b.qp)
 		return;
-	sge = (struct xqp_sge){ (uintptr_t)b.buf, 16, b.mr->lkey };
+	sge = (struct xqpv_sge){ (uintptr_t)b.buf, 16, b.mr->lkey };
 	r.sg_list = &sge;
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 2; i++) {
 		w[i].wr_id = 60 + (uint64_t)i;
 		w[i].sg_list = &sge;
 		w[i].num_sge = 1;
-		w[i].opcode = XQP_WR_RDMA_WRITE;
-		w[i].send_flags = XQP_SEND_SIGNALED;
+		w[i].opcode = XQPV_WR_RDMA_WRITE;
+		w[i].send_flags = XQPV_SEND_SIGNALED;
 		w[i].wr.rdma.remote_addr = a.mr->iova;
 		w[i].wr.rdma.rkey = a.mr->rkey;
 	}
 	w[0].next = &w[1];
-	EXPECT("recv_reset", xqp_post_recv(b.qp, &r, &rbad), EINVAL);
+	EXPECT("recv_reset", xqpv_post_recv(b.qp, &r, &rbad), EINVAL);
 	EXPECT_INT("recv_reset_bad", rbad == &r, 1);
 	for (int s = 0; s < 3; s++) {
 		char n[48];
 
 		if (s == 1) {
-			struct xqp_qp_attr at = { .qp_state = XQP_QPS_INIT, .port_num = 1,
-						  .qp_access_flags = XQP_ACCESS_REMOTE_WRITE };
+			struct xqpv_qp_attr at = { .qp_state = XQPV_QPS_INIT, .port_num = 1,
+						  .qp_access_flags = XQPV_ACCESS_REMOTE_WRITE };
 
-			EXPECT("to_init", xqp_modify_qp(b.qp, &at, XQP_QP_STATE |
-				XQP_QP_PKEY_INDEX | XQP_QP_PORT | XQP_QP_ACCESS_FLAGS), 0);
-			EXPECT("recv_init", xqp_post_recv(b.qp, &r, &rbad), 0);
+			EXPECT("to_init", xqpv_modify_qp(b.qp, &at, XQPV_QP_STATE |
+				XQPV_QP_PKEY_INDEX | XQPV_QP_PORT | XQPV_QP_ACCESS_FLAGS), 0);
+			EXPECT("recv_init", xqpv_post_recv(b.qp, &r, &rbad), 0);
 		}
 		if (s == 2) {
 			/* qp_connect from RESET: do it on a fresh pair of states */
-			struct xqp_qp_attr at = { .qp_state = XQP_QPS_RTR, .path_mtu = XQP_MTU_1024,
+			struct xqpv_qp_attr at = { .qp_state = XQPV_QPS_RTR, .path_mtu = XQPV_MTU_1024,
 						  .dest_qp_num = a.qp->qp_num,
 						  .max_dest_rd_atomic = 1, .min_rnr_timer = 1 };
 
 			at.ah_attr.dlid = a.lid;
 			at.ah_attr.port_num = 1;
-			EXPECT("to_rtr", xqp_modify_qp(b.qp, &at, XQP_QP_STATE | XQP_QP_AV |
-				XQP_QP_PATH_MTU | XQP_QP_DEST_QPN | XQP_QP_RQ_PSN |
-				XQP_QP_MAX_DEST_RD_ATOMIC | XQP_QP_MIN_RNR_TIMER), 0);
+			EXPECT("to_rtr", xqpv_modify_qp(b.qp, &at, XQPV_QP_STATE | XQPV_QP_AV |
+				XQPV_QP_PATH_MTU | XQPV_QP_DEST_QPN | XQPV_QP_RQ_PSN |
+				XQPV_QP_MAX_DEST_RD_ATOMIC | XQPV_QP_MIN_RNR_TIMER), 0);
 		}
 		bad = NULL;
 		snprintf(n, sizeof(n), "send_%s", names[s]);
-		EXPECT(n, xqp_post_send(b.qp, w, &bad), EINVAL);
+		EXPECT(n, xqpv_post_send(b.qp, w, &bad), EINVAL);
 		snprintf(n, sizeof(n), "send_%s_bad_is_first", names[s]);
 		EXPECT_INT(n, bad == &w[0], 1);
 	}
 	EXPECT("a_up", qp_connect(a.qp, b.lid, b.qp->qp_num, NULL, 1), 0);
 	{
-		struct xqp_qp_attr at = { .qp_state = XQP_QPS_RTS, .timeout = 10, .retry_cnt = 1,
+		struct xqpv_qp_attr at = { .qp_state = XQPV_QPS_RTS, .timeout = 10, .retry_cnt = 1,
 					  .rnr_retry = 7, .max_rd_atomic = 1 };
 
-		EXPECT("to_rts", xqp_modify_qp(b.qp, &at, XQP_QP_STATE | XQP_QP_SQ_PSN |
-			XQP_QP_TIMEOUT | XQP_QP_RETRY_CNT | XQP_QP_RNR_RETRY |
-			XQP_QP_MAX_QP_RD_ATOMIC), 0);
+		EXPECT("to_rts", xqpv_modify_qp(b.qp, &at, XQPV_QP_STATE | XQPV_QP_SQ_PSN |
+			XQPV_QP_TIMEOUT | XQPV_QP_RETRY_CNT | XQPV_QP_RNR_RETRY |
+			XQPV_QP_MAX_QP_RD_ATOMIC), 0);
 	}
 	/* too many SGEs in the second WR: the first is posted */
-	static struct xqp_sge many[40];
+	static struct xqpv_sge many[40];
 	for (int i = 0; i < 40; i++)
-		many[i] = (struct xqp_sge){ (uintptr_t)b.buf + (uint64_t)i * 16, 16, b.mr->lkey };
+		many[i] = (struct xqpv_sge){ (uintptr_t)b.buf + (uint64_t)i * 16, 16, b.mr->lkey };
 	w[1].sg_list = many;
 	w[1].num_sge = 40;	/* past any granted max_send_sge (device max 32) */
 	bad = NULL;
-	EXPECT("too_many_sge", xqp_post_send(b.qp, w, &bad), EINVAL);
+	EXPECT("too_many_sge", xqpv_post_send(b.qp, w, &bad), EINVAL);
 	EXPECT_INT("too_many_sge_bad_is_second", bad == &w[1], 1);
 	if (poll_one(b.cq, &wc, 5000, "first_posted"))
 		EXPECT_INT("first_posted", (long long)wc.wr_id, 60);
 	/* inline data past max_inline_data */
 	{
 		static unsigned char big[8192];
-		struct xqp_sge bs = { (uintptr_t)big, sizeof(big), 0 };
-		struct xqp_send_wr iw = { .wr_id = 70, .sg_list = &bs, .num_sge = 1,
-					  .opcode = XQP_WR_RDMA_WRITE,
-					  .send_flags = XQP_SEND_INLINE | XQP_SEND_SIGNALED };
+		struct xqpv_sge bs = { (uintptr_t)big, sizeof(big), 0 };
+		struct xqpv_send_wr iw = { .wr_id = 70, .sg_list = &bs, .num_sge = 1,
+					  .opcode = XQPV_WR_RDMA_WRITE,
+					  .send_flags = XQPV_SEND_INLINE | XQPV_SEND_SIGNALED };
 
 		iw.wr.rdma.remote_addr = a.mr->iova;
 		iw.wr.rdma.rkey = a.mr->rkey;
@@ -544,8 +544,8 @@ static void case_wrong_state(void)
 	}
 	/* an opcode no QP has */
 	{
-		struct xqp_send_wr ow = { .wr_id = 71, .sg_list = &sge, .num_sge = 1,
-					  .opcode = (enum xqp_wr_opcode)99 };
+		struct xqpv_send_wr ow = { .wr_id = 71, .sg_list = &sge, .num_sge = 1,
+					  .opcode = (enum xqpv_wr_opcode)99 };
 
 		EXPECT("unknown_opcode", post_send1(b.qp, &ow), EINVAL);
 	}
@@ -556,24 +556,24 @@ static void case_wrong_state(void)
 static void case_queue_full(void)
 {
 	struct ep a, b;
-	struct xqp_qp_attr at;
-	struct xqp_qp_init_attr ia;
-	struct xqp_send_wr *sw;
-	struct xqp_recv_wr *rw, *rbad;
-	struct xqp_send_wr *bad;
-	struct xqp_sge sge;
-	struct xqp_wc wc[128];
+	struct xqpv_qp_attr at;
+	struct xqpv_qp_init_attr ia;
+	struct xqpv_send_wr *sw;
+	struct xqpv_recv_wr *rw, *rbad;
+	struct xqpv_send_wr *bad;
+	struct xqpv_sge sge;
+	struct xqpv_wc wc[128];
 	uint32_t ns, nr;
 	int got;
 
 	rc_pair(&a, &b, NULL, 256, 8, 8);
-	EXPECT("query", xqp_query_qp(b.qp, &at, XQP_QP_CAP, &ia), 0);
+	EXPECT("query", xqpv_query_qp(b.qp, &at, XQPV_QP_CAP, &ia), 0);
 	ns = ia.cap.max_send_wr;
 	nr = ia.cap.max_recv_wr;
 	CHECK(ns >= 8 && ns < 64 && nr >= 8 && nr < 64, "caps %u %u", ns, nr);
 	if (ns >= 64 || nr >= 64)
 		return;
-	sge = (struct xqp_sge){ (uintptr_t)b.buf, 16, b.mr->lkey };
+	sge = (struct xqpv_sge){ (uintptr_t)b.buf, 16, b.mr->lkey };
 	rw = calloc(nr + 1, sizeof(*rw));
 	sw = calloc(ns + 1, sizeof(*sw));
 	for (uint32_t i = 0; i <= nr; i++) {
@@ -582,49 +582,49 @@ static void case_queue_full(void)
 		rw[i].num_sge = 1;
 		rw[i].next = i < nr ? &rw[i + 1] : NULL;
 	}
-	EXPECT("recv_full", xqp_post_recv(b.qp, rw, &rbad), ENOMEM);
+	EXPECT("recv_full", xqpv_post_recv(b.qp, rw, &rbad), ENOMEM);
 	EXPECT_INT("recv_full_bad_is_last", rbad == &rw[nr], 1);
 	/* a has no receives, rnr_retry 7: the sends stay outstanding */
 	for (uint32_t i = 0; i <= ns; i++) {
 		sw[i].wr_id = 2000 + i;
 		sw[i].sg_list = &sge;
 		sw[i].num_sge = 1;
-		sw[i].opcode = XQP_WR_SEND;
-		sw[i].send_flags = XQP_SEND_SIGNALED;
+		sw[i].opcode = XQPV_WR_SEND;
+		sw[i].send_flags = XQPV_SEND_SIGNALED;
 		sw[i].next = i < ns ? &sw[i + 1] : NULL;
 	}
-	EXPECT("send_full", xqp_post_send(b.qp, sw, &bad), ENOMEM);
+	EXPECT("send_full", xqpv_post_send(b.qp, sw, &bad), ENOMEM);
 	EXPECT_INT("send_full_bad_is_last", bad == &sw[ns], 1);
-	EXPECT("to_err", qp_to_state(b.qp, XQP_QPS_ERR), 0);
+	EXPECT("to_err", qp_to_state(b.qp, XQPV_QPS_ERR), 0);
 	got = poll_n(b.cq, wc, (int)(ns + nr), 5000);
 	EXPECT_INT("all_flushed", got, ns + nr);
 	/* SRQ full */
 	{
-		struct xqp_srq_init_attr_ex sa = {
-			.attr = { .max_wr = 4, .max_sge = 1 }, .comp_mask = XQP_SRQ_INIT_ATTR_PD,
+		struct xqpv_srq_init_attr_ex sa = {
+			.attr = { .max_wr = 4, .max_sge = 1 }, .comp_mask = XQPV_SRQ_INIT_ATTR_PD,
 			.pd = a.pd,
 		};
-		struct xqp_srq *srq = xqp_create_srq_ex(a.ctx, &sa);
+		struct xqpv_srq *srq = xqpv_create_srq_ex(a.ctx, &sa);
 		uint32_t n = sa.attr.max_wr;
 
 		EXPECT("srq", PERR(srq), 0);
 		if (srq && n < 64) {
-			struct xqp_recv_wr *s = calloc(n + 1, sizeof(*s));
+			struct xqpv_recv_wr *s = calloc(n + 1, sizeof(*s));
 
-			sge = (struct xqp_sge){ (uintptr_t)a.buf, 16, a.mr->lkey };
+			sge = (struct xqpv_sge){ (uintptr_t)a.buf, 16, a.mr->lkey };
 			for (uint32_t i = 0; i <= n; i++) {
 				s[i].wr_id = i;
 				s[i].sg_list = &sge;
 				s[i].num_sge = 1;
 				s[i].next = i < n ? &s[i + 1] : NULL;
 			}
-			EXPECT("srq_full", xqp_post_srq_recv(srq, s, &rbad), ENOMEM);
+			EXPECT("srq_full", xqpv_post_srq_recv(srq, s, &rbad), ENOMEM);
 			EXPECT_INT("srq_full_bad_is_last", rbad == &s[n], 1);
 			sge.length = 8;
 			s[0].num_sge = 2;	/* max_sge 1 */
 			s[0].next = NULL;
-			EXPECT("srq_too_many_sge", xqp_post_srq_recv(srq, s, &rbad), EINVAL);
-			xqp_destroy_srq(srq);
+			EXPECT("srq_too_many_sge", xqpv_post_srq_recv(srq, s, &rbad), EINVAL);
+			xqpv_destroy_srq(srq);
 			free(s);
 		}
 	}
@@ -640,24 +640,24 @@ static void case_mr_rules(void)
 {
 	struct ep a;
 	static unsigned char buf[8192] __attribute__((aligned(4096)));
-	struct xqp_mr *mr;
+	struct xqpv_mr *mr;
 
 	ep_open(&a, g_dev, 16);
-	EXPECT("remote_write_no_local", PERR(xqp_reg_mr(a.pd, buf, sizeof(buf),
-							 XQP_ACCESS_REMOTE_WRITE)), EINVAL);
-	EXPECT("atomic_no_local", PERR(xqp_reg_mr(a.pd, buf, sizeof(buf),
-						   XQP_ACCESS_REMOTE_ATOMIC)), EINVAL);
-	EXPECT("unknown_bit", PERR(xqp_reg_mr(a.pd, buf, sizeof(buf), 1 << 30)), EINVAL);
-	EXPECT("iova_offset", PERR(xqp_reg_mr_iova(a.pd, buf + 8, 64, 0x10000, 0)), EINVAL);
-	EXPECT("unmapped", PERR(xqp_reg_mr(a.pd, (void *)(uintptr_t)0x1000, 4096, 0)), EFAULT);
-	mr = xqp_reg_mr_iova(a.pd, buf + 8, 64, 0x10008, XQP_ACCESS_LOCAL_WRITE);
+	EXPECT("remote_write_no_local", PERR(xqpv_reg_mr(a.pd, buf, sizeof(buf),
+							 XQPV_ACCESS_REMOTE_WRITE)), EINVAL);
+	EXPECT("atomic_no_local", PERR(xqpv_reg_mr(a.pd, buf, sizeof(buf),
+						   XQPV_ACCESS_REMOTE_ATOMIC)), EINVAL);
+	EXPECT("unknown_bit", PERR(xqpv_reg_mr(a.pd, buf, sizeof(buf), 1 << 30)), EINVAL);
+	EXPECT("iova_offset", PERR(xqpv_reg_mr_iova(a.pd, buf + 8, 64, 0x10000, 0)), EINVAL);
+	EXPECT("unmapped", PERR(xqpv_reg_mr(a.pd, (void *)(uintptr_t)0x1000, 4096, 0)), EFAULT);
+	mr = xqpv_reg_mr_iova(a.pd, buf + 8, 64, 0x10008, XQPV_ACCESS_LOCAL_WRITE);
 	EXPECT("iova_ok", PERR(mr), 0);
 	if (mr) {
 		EXPECT_INT("lkey_is_rkey", mr->lkey == mr->rkey, 1);
 		EXPECT_INT("key_nonzero", mr->lkey != 0, 1);
 		EXPECT_INT("key_distinct", mr->lkey != a.mr->lkey, 1);
-		EXPECT("pd_busy", xqp_dealloc_pd(a.pd), EBUSY);
-		EXPECT("dereg", xqp_dereg_mr(mr), 0);
+		EXPECT("pd_busy", xqpv_dealloc_pd(a.pd), EBUSY);
+		EXPECT("dereg", xqpv_dereg_mr(mr), 0);
 	}
 	{
 		struct ib_uverbs_dereg_mr d = { .mr_handle = 12345 };
@@ -674,18 +674,18 @@ static void case_resize_cq(void)
 
 	rc_pair(&a, &b, NULL, 4, 8, 8);
 	EXPECT_INT("created", b.cq->cqe, 7);
-	EXPECT("grow", xqp_resize_cq(b.cq, 20), 0);
+	EXPECT("grow", xqpv_resize_cq(b.cq, 20), 0);
 	EXPECT_INT("grown", b.cq->cqe, 31);
 	for (int i = 0; i < 5; i++)
-		EXPECT("write", send_to(&b, &a, XQP_WR_RDMA_WRITE, b.mr->lkey, (uintptr_t)b.buf, 16,
+		EXPECT("write", send_to(&b, &a, XQPV_WR_RDMA_WRITE, b.mr->lkey, (uintptr_t)b.buf, 16,
 					a.mr->rkey, a.mr->iova, 80 + (uint64_t)i), 0);
 	usleep(200 * 1000);
-	EXPECT("below_queued", xqp_resize_cq(b.cq, 2), EINVAL);
-	EXPECT("over_max", xqp_resize_cq(b.cq, 1 << 30), EINVAL);
-	EXPECT("shrink_to_queued", xqp_resize_cq(b.cq, 5), 0);
+	EXPECT("below_queued", xqpv_resize_cq(b.cq, 2), EINVAL);
+	EXPECT("over_max", xqpv_resize_cq(b.cq, 1 << 30), EINVAL);
+	EXPECT("shrink_to_queued", xqpv_resize_cq(b.cq, 5), 0);
 	EXPECT_INT("shrunk", b.cq->cqe, 7);
 	{
-		struct xqp_wc wc[8];
+		struct xqpv_wc wc[8];
 		int n = poll_n(b.cq, wc, 5, 2000), order = 1;
 
 		EXPECT_INT("kept_all", n, 5);

@@ -27,22 +27,22 @@ struct reader_arg {
 static void reader(void *arg)
 {
 	struct reader_arg *r = arg;
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	struct ib_uverbs_async_event_desc d;
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, r->path, 0, &err);
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, r->path, 0, &err);
 	uint32_t qpn = chan_recv(&r->ready);
-	struct xqp_qp *h = x ? open_tgt(ctx, x, qpn, &err) : NULL;
+	struct xqpv_qp *h = x ? open_tgt(ctx, x, qpn, &err) : NULL;
 	ssize_t n;
 
 	chan_send(&r->ready, h ? 0 : (uint32_t)err);
 	n = read(ctx->async_fd, &d, sizeof(d));	/* blocks until the removal */
 	EXPECT_INT("reader_woke_with_event", n, sizeof(d));
-	EXPECT_INT("reader_event_fatal", d.event_type, XQP_EVENT_DEVICE_FATAL);
+	EXPECT_INT("reader_event_fatal", d.event_type, XQPV_EVENT_DEVICE_FATAL);
 	n = read(ctx->async_fd, &d, sizeof(d));
 	EXPECT("reader_then_eio", n < 0 ? errno : 0, EIO);
-	EXPECT("reader_destroy", xqp_destroy_qp(h), 0);	/* EIO -> destroyed */
-	EXPECT("reader_close", xqp_close_device(ctx), 0);
+	EXPECT("reader_destroy", xqpv_destroy_qp(h), 0);	/* EIO -> destroyed */
+	EXPECT("reader_close", xqpv_close_device(ctx), 0);
 }
 
 static int run(const char *cmd)
@@ -55,20 +55,20 @@ static int run(const char *cmd)
 static void case_removal(void)
 {
 	struct reader_arg r = { .path = case_file("removal") };
-	struct xqp_context *ctx = open_ctx(), *idle = open_ctx();
+	struct xqpv_context *ctx = open_ctx(), *idle = open_ctx();
 	struct ib_uverbs_query_device_resp qd;
 	struct pollfd p;
 	char cmd[256];
 	int err, fd;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, r.path, O_CREAT, &err);
-	struct xqp_xrcd *priv = open_xrcd_path(ctx, NULL, 0, &err);
-	struct xqp_pd *pd = xqp_alloc_pd(ctx);
-	struct xqp_cq *cq = xqp_create_cq(ctx, 8, NULL, NULL, 0);
-	struct xqp_qp *tgt = x ? create_tgt(ctx, x) : NULL;
-	struct xqp_qp *tgt2 = priv ? create_tgt(ctx, priv) : NULL;
-	struct xqp_qp *rc = pd && cq ? create_rc(ctx, pd, cq) : NULL;
-	struct xqp_srq *srq = create_xrc_srq(ctx, pd, x, cq);
-	struct xqp_qp_attr a = { 0 };
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, r.path, O_CREAT, &err);
+	struct xqpv_xrcd *priv = open_xrcd_path(ctx, NULL, 0, &err);
+	struct xqpv_pd *pd = xqpv_alloc_pd(ctx);
+	struct xqpv_cq *cq = xqpv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct xqpv_qp *tgt = x ? create_tgt(ctx, x) : NULL;
+	struct xqpv_qp *tgt2 = priv ? create_tgt(ctx, priv) : NULL;
+	struct xqpv_qp *rc = pd && cq ? create_rc(ctx, pd, cq) : NULL;
+	struct xqpv_srq *srq = create_xrc_srq(ctx, pd, x, cq);
+	struct xqpv_qp_attr a = { 0 };
 	pid_t rp;
 
 	CHECK(tgt && tgt2 && rc && srq, "setup: %s", errname(errno));
@@ -86,27 +86,27 @@ static void case_removal(void)
 
 	/* every later command: EIO */
 	EXPECT("query_device", query_device_raw(ctx->cmd_fd, &qd), EIO);
-	EXPECT("alloc_pd", PERR(xqp_alloc_pd(ctx)), EIO);
-	a.qp_state = XQP_QPS_INIT;
-	EXPECT("modify", xqp_modify_qp(tgt, &a, XQP_QP_STATE), EIO);
+	EXPECT("alloc_pd", PERR(xqpv_alloc_pd(ctx)), EIO);
+	a.qp_state = XQPV_QPS_INIT;
+	EXPECT("modify", xqpv_modify_qp(tgt, &a, XQPV_QP_STATE), EIO);
 	EXPECT("idle_file_cmd", query_device_raw(idle->cmd_fd, &qd), EIO);
 	/* async fd: DEVICE_FATAL, then EIO; poll says error once drained */
 	{
-		struct xqp_async_event ev;
+		struct xqpv_async_event ev;
 
 		EXPECT("fatal_event", get_event(ctx, &ev, 2000), 0);
-		EXPECT_INT("fatal_type", ev.event_type, XQP_EVENT_DEVICE_FATAL);
-		EXPECT("then_eio", xqp_get_async_event(ctx, &ev) ? errno : 0, EIO);
+		EXPECT_INT("fatal_type", ev.event_type, XQPV_EVENT_DEVICE_FATAL);
+		EXPECT("then_eio", xqpv_get_async_event(ctx, &ev) ? errno : 0, EIO);
 		p.fd = ctx->async_fd;
 		p.events = POLLIN;
 		EXPECT_INT("poll_err", poll(&p, 1, 0) == 1 && (p.revents & POLLERR), 1);
 	}
 	EXPECT_INT("reader_exit", reap(rp), 0);
 	/* destroys report success (the objects are gone), close works */
-	EXPECT("destroy_rc", xqp_destroy_qp(rc), 0);
-	EXPECT("destroy_srq", xqp_destroy_srq(srq), 0);
-	EXPECT("close_ctx", xqp_close_device(ctx), 0);
-	EXPECT("close_idle", xqp_close_device(idle), 0);
+	EXPECT("destroy_rc", xqpv_destroy_qp(rc), 0);
+	EXPECT("destroy_srq", xqpv_destroy_srq(srq), 0);
+	EXPECT("close_ctx", xqpv_close_device(ctx), 0);
+	EXPECT("close_idle", xqpv_close_device(idle), 0);
 	fd = open(g_dev, O_RDWR);
 	EXPECT("node_gone", fd < 0 ? errno : 0, ENOENT);
 	if (fd >= 0)
@@ -116,13 +116,13 @@ static void case_removal(void)
 	snprintf(cmd, sizeof(cmd), "insmod /lib/xqp/%s.ko", g_soft_module);
 	EXPECT_INT("insmod", run(cmd), 0);
 	usleep(200 * 1000);
-	ctx = xqp_open_device_path(g_dev);
+	ctx = xqpv_open_device_path(g_dev);
 	EXPECT("reopen", PERR(ctx), 0);
 	if (ctx) {
 		x = open_xrcd_path(ctx, r.path, O_CREAT | O_EXCL, &err);
 		EXPECT("fresh_xrcd", err, 0);
 		EXPECT("fresh_qp", PERR(x ? create_tgt(ctx, x) : NULL), 0);
-		xqp_close_device(ctx);
+		xqpv_close_device(ctx);
 	}
 }
 
@@ -139,16 +139,16 @@ struct load {
 static void *load_thread(void *arg)
 {
 	struct load *l = arg;
-	struct xqp_context *ctx = xqp_open_device_path(g_dev);
-	struct xqp_xrcd *x;
+	struct xqpv_context *ctx = xqpv_open_device_path(g_dev);
+	struct xqpv_xrcd *x;
 	int err;
 
 	if (!ctx)
 		return NULL;
 	x = open_xrcd_path(ctx, l->path, O_CREAT, &err);
 	while (x && !__atomic_load_n(&l->stop, __ATOMIC_RELAXED)) {
-		struct xqp_qp *qp = create_tgt(ctx, x), *h;
-		struct xqp_qp_attr a;
+		struct xqpv_qp *qp = create_tgt(ctx, x), *h;
+		struct xqpv_qp_attr a;
 
 		if (!qp) {
 			err = errno;
@@ -156,13 +156,13 @@ static void *load_thread(void *arg)
 		}
 		h = open_tgt(ctx, x, qp->qp_num, &err);
 		if (h) {
-			err = xqp_query_qp(h, &a, XQP_QP_STATE, NULL);
+			err = xqpv_query_qp(h, &a, XQPV_QP_STATE, NULL);
 			if (err)
 				goto check;
 		} else if (err) {
 			goto check;
 		}
-		err = xqp_destroy_qp(qp);
+		err = xqpv_destroy_qp(qp);
 check:
 		if (err == EIO) {
 			__atomic_store_n(&l->saw_eio, 1, __ATOMIC_RELAXED);
@@ -171,7 +171,7 @@ check:
 		if (err)
 			__atomic_store_n(&l->bad, err, __ATOMIC_RELAXED);
 	}
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 	return NULL;
 }
 
@@ -228,10 +228,10 @@ struct flow {
 static void *flow_thread(void *arg)
 {
 	struct flow *f = arg;
-	struct xqp_sge sge = { (uintptr_t)f->a.buf, 4096, f->a.mr->lkey };
-	struct xqp_send_wr w = { .sg_list = &sge, .num_sge = 1, .opcode = XQP_WR_SEND,
-				 .send_flags = XQP_SEND_SIGNALED };
-	struct xqp_wc wc;
+	struct xqpv_sge sge = { (uintptr_t)f->a.buf, 4096, f->a.mr->lkey };
+	struct xqpv_send_wr w = { .sg_list = &sge, .num_sge = 1, .opcode = XQPV_WR_SEND,
+				 .send_flags = XQPV_SEND_SIGNALED };
+	struct xqpv_wc wc;
 	int err = 0, r;
 
 	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
@@ -242,14 +242,14 @@ static void *flow_thread(void *arg)
 		for (int cq = 0; !err && cq < 2; cq++) {
 			int tries = 20000;	/* 2 s */
 
-			while ((r = xqp_poll_cq(cq ? f->b.cq : f->a.cq, 1, &wc)) == 0 &&
+			while ((r = xqpv_poll_cq(cq ? f->b.cq : f->a.cq, 1, &wc)) == 0 &&
 			       --tries)
 				usleep(100);
 			if (r < 0)
 				err = -r;
 			else if (r == 0)
 				err = ETIMEDOUT;
-			else if (wc.status != XQP_WC_SUCCESS && wc.status != XQP_WC_WR_FLUSH_ERR)
+			else if (wc.status != XQPV_WC_SUCCESS && wc.status != XQPV_WC_WR_FLUSH_ERR)
 				err = EPROTO;
 		}
 		if (err)
@@ -272,8 +272,8 @@ static void case_removal_under_traffic(void)
 
 	ep_open(&f.a, g_dev, 64);
 	ep_open(&f.b, second_dev(), 64);
-	f.a.qp = ep_qp(&f.a, XQP_QPT_RC, NULL, 8, 8);
-	f.b.qp = ep_qp(&f.b, XQP_QPT_RC, NULL, 8, 8);
+	f.a.qp = ep_qp(&f.a, XQPV_QPT_RC, NULL, 8, 8);
+	f.b.qp = ep_qp(&f.b, XQPV_QPT_RC, NULL, 8, 8);
 	connect_pair(&f.a, &f.b, NULL);
 	pinned = vm_pin_kb();
 	EXPECT_INT("mrs_pinned", pinned >= 2 * BUF_LEN / 1024, 1);

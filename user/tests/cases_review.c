@@ -54,7 +54,7 @@ static int soft_inject(const char *cmd)
 }
 
 /* One raw event from @ctx's async fd within @ms: 0 or errno. */
-static int read_event_raw(struct xqp_context *ctx, struct ib_uverbs_async_event_desc *d,
+static int read_event_raw(struct xqpv_context *ctx, struct ib_uverbs_async_event_desc *d,
 			  int ms)
 {
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
@@ -75,12 +75,12 @@ static int read_event_raw(struct xqp_context *ctx, struct ib_uverbs_async_event_
 static void case_abort_refused(void)
 {
 	const char *path = case_file("abort");
-	struct xqp_context *a = open_ctx(), *b = open_ctx(), *c;
+	struct xqpv_context *a = open_ctx(), *b = open_ctx(), *c;
 	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct ib_uverbs_create_qp cmd;
 	struct ib_uverbs_async_event_desc d;
-	struct xqp_xrcd *xa, *xb, *xc;
-	struct xqp_qp *t0, *opened;
+	struct xqpv_xrcd *xa, *xb, *xc;
+	struct xqpv_qp *t0, *opened;
 	uint32_t kept;
 	int err;
 
@@ -95,7 +95,7 @@ static void case_abort_refused(void)
 	cmd.response = (uintptr_t)ro;
 	cmd.user_handle = 0x5eed;
 	cmd.pd_handle = xa->handle;
-	cmd.qp_type = XQP_QPT_XRC_TGT;
+	cmd.qp_type = XQPV_QPT_XRC_TGT;
 	EXPECT("arm", soft_inject("destroy_qp 16"), 0);
 	EXPECT("create_resp_unwritable",
 	       raw_cmd(a->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd), -1,
@@ -108,24 +108,24 @@ static void case_abort_refused(void)
 	opened = xb ? open_tgt(b, xb, t0->qp_num + 1, &err) : NULL;
 	EXPECT("open_kept", opened ? 0 : err, 0);
 	if (opened) {
-		EXPECT("raise", raise_event(opened, XQP_EVENT_COMM_EST), 0);
+		EXPECT("raise", raise_event(opened, XQPV_EVENT_COMM_EST), 0);
 		EXPECT("kept_handle_event", read_event_raw(a, &d, 2000), 0);
 		EXPECT_INT("kept_handle_event_element", d.element, 0x5eed);
-		EXPECT("destroy_opened", xqp_destroy_qp(opened), 0);
+		EXPECT("destroy_opened", xqpv_destroy_qp(opened), 0);
 	}
 	EXPECT("destroy_kept", destroy_qp_raw(a->cmd_fd, kept, NULL), 0);
-	EXPECT("destroy_first", xqp_destroy_qp(t0), 0);
-	EXPECT("close_xrcd", xqp_close_xrcd(xa), 0);
+	EXPECT("destroy_first", xqpv_destroy_qp(t0), 0);
+	EXPECT("close_xrcd", xqpv_close_xrcd(xa), 0);
 	if (xb)
-		EXPECT("close_xrcd_other", xqp_close_xrcd(xb), 0);
-	xqp_close_device(a);
-	xqp_close_device(b);
+		EXPECT("close_xrcd_other", xqpv_close_xrcd(xb), 0);
+	xqpv_close_device(a);
+	xqpv_close_device(b);
 
 	/* the last user of the inode's XRCD is gone: it is free again */
 	c = open_ctx();
 	xc = open_xrcd_path(c, path, O_CREAT | O_EXCL, &err);
 	EXPECT("inode_released", xc ? 0 : err, 0);
-	xqp_close_device(c);
+	xqpv_close_device(c);
 	munmap(ro, 4096);
 }
 
@@ -140,10 +140,10 @@ static void case_abort_refused(void)
 static void case_close_refused(void)
 {
 	const char *path = case_file("close");
-	struct xqp_context *a = open_ctx(), *b, *c;
-	struct xqp_xrcd *xa, *xb, *xc;
-	struct xqp_async_event ev;
-	struct xqp_qp *qa, *hb;
+	struct xqpv_context *a = open_ctx(), *b, *c;
+	struct xqpv_xrcd *xa, *xb, *xc;
+	struct xqpv_async_event ev;
+	struct xqpv_qp *qa, *hb;
 	uint32_t qpn;
 	int err;
 
@@ -154,7 +154,7 @@ static void case_close_refused(void)
 		return;
 	qpn = qa->qp_num;
 	EXPECT("arm", soft_inject("destroy_qp 16"), 0);
-	xqp_close_device(a);	/* the QP's destroy is refused, the XRCD stays busy */
+	xqpv_close_device(a);	/* the QP's destroy is refused, the XRCD stays busy */
 	EXPECT("disarm", soft_inject("destroy_qp 0"), 0);
 	sleep(FREE_DELAY_S);
 
@@ -164,22 +164,22 @@ static void case_close_refused(void)
 	hb = xb ? open_tgt(b, xb, qpn, &err) : NULL;
 	EXPECT("open_kept", hb ? 0 : err, 0);
 	if (hb) {
-		EXPECT("raise", raise_event(hb, XQP_EVENT_COMM_EST), 0);
+		EXPECT("raise", raise_event(hb, XQPV_EVENT_COMM_EST), 0);
 		EXPECT("event", get_event(b, &ev, 2000), 0);
 		EXPECT_INT("event_is_ours", ev.element.qp == hb, 1);
-		xqp_ack_async_event(&ev);
-		EXPECT("destroy", xqp_destroy_qp(hb), 0);
+		xqpv_ack_async_event(&ev);
+		EXPECT("destroy", xqpv_destroy_qp(hb), 0);
 	}
 	if (xb)
-		EXPECT("close_xrcd", xqp_close_xrcd(xb), 0);
-	xqp_close_device(b);	/* retries what the first file left */
+		EXPECT("close_xrcd", xqpv_close_xrcd(xb), 0);
+	xqpv_close_device(b);	/* retries what the first file left */
 
 	c = open_ctx();
 	xc = open_xrcd_path(c, path, O_CREAT | O_EXCL, &err);
 	EXPECT("inode_released", xc ? 0 : err, 0);
 	if (xc)
 		EXPECT("qp_gone", open_tgt(c, xc, qpn, &err) ? 0 : err, EINVAL);
-	xqp_close_device(c);
+	xqpv_close_device(c);
 }
 
 const struct acc_case acc_cases_review[] = {

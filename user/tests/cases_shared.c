@@ -29,11 +29,11 @@ static void tok(const struct peer *p, const char *what, int err)
 static void opener(void *arg)
 {
 	struct peer *p = arg;
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_qp *h = NULL;
-	struct xqp_qp_attr a;
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_qp *h = NULL;
+	struct xqpv_qp_attr a;
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, p->path, 0, &err);
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, p->path, 0, &err);
 	uint32_t qpn = chan_recv(&p->to), cmd;
 
 	tok(p, "join", err);
@@ -47,18 +47,18 @@ static void opener(void *arg)
 		switch (cmd) {
 		case 1:
 			memset(&a, 0, sizeof(a));
-			a.qp_state = XQP_QPS_INIT;
+			a.qp_state = XQPV_QPS_INIT;
 			a.port_num = 1;
-			err = h ? xqp_modify_qp(h, &a, XQP_QP_STATE | XQP_QP_PKEY_INDEX |
-						XQP_QP_PORT | XQP_QP_ACCESS_FLAGS) : EBADF;
+			err = h ? xqpv_modify_qp(h, &a, XQPV_QP_STATE | XQPV_QP_PKEY_INDEX |
+						XQPV_QP_PORT | XQPV_QP_ACCESS_FLAGS) : EBADF;
 			tok(p, "modify_init", err);
 			break;
 		case 2:
-			err = h ? xqp_query_qp(h, &a, XQP_QP_STATE, NULL) : EBADF;
+			err = h ? xqpv_query_qp(h, &a, XQPV_QP_STATE, NULL) : EBADF;
 			chan_send(&p->from, err ? 100 + (uint32_t)err : a.qp_state);
 			continue;
 		case 3:
-			err = h ? xqp_destroy_qp(h) : EBADF;
+			err = h ? xqpv_destroy_qp(h) : EBADF;
 			h = NULL;
 			tok(p, "destroy", err);
 			break;
@@ -69,7 +69,7 @@ static void opener(void *arg)
 		}
 		chan_send(&p->from, (uint32_t)err);
 	}
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* Creator + two openers in three processes; every handle is equal. */
@@ -77,10 +77,10 @@ static void case_three_processes(void)
 {
 	const char *path = case_file("three");
 	struct peer a, b;
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	int err;
-	struct xqp_xrcd *x;
-	struct xqp_qp *qp = open_xrcd_tgt(ctx, path, O_CREAT, &x);
+	struct xqpv_xrcd *x;
+	struct xqpv_qp *qp = open_xrcd_tgt(ctx, path, O_CREAT, &x);
 	uint32_t qpn;
 	pid_t pa, pb;
 
@@ -98,24 +98,24 @@ static void case_three_processes(void)
 	EXPECT_INT("b_opened", chan_recv(&b.from), 0);
 
 	/* the creator's destroy just closes its handle */
-	EXPECT("creator_destroy", xqp_destroy_qp(qp), 0);
+	EXPECT("creator_destroy", xqpv_destroy_qp(qp), 0);
 	EXPECT_INT("a_modify", peer_ask(&a, 1), 0);
-	EXPECT_INT("b_sees_init", peer_ask(&b, 2), XQP_QPS_INIT);
+	EXPECT_INT("b_sees_init", peer_ask(&b, 2), XQPV_QPS_INIT);
 	EXPECT_INT("a_destroy", peer_ask(&a, 3), 0);
-	EXPECT_INT("b_still_sees", peer_ask(&b, 2), XQP_QPS_INIT);
+	EXPECT_INT("b_still_sees", peer_ask(&b, 2), XQPV_QPS_INIT);
 	EXPECT_INT("b_reopens", peer_ask(&b, 4), 0);	/* b now holds two handles */
 	EXPECT_INT("b_destroy_one", peer_ask(&b, 3), 0);
 	EXPECT("creator_can_reopen", PERR(qp = open_tgt(ctx, x, qpn, &err)), 0);
 	if (qp)
-		EXPECT("creator_destroy_again", xqp_destroy_qp(qp), 0);
+		EXPECT("creator_destroy_again", xqpv_destroy_qp(qp), 0);
 	chan_send(&b.to, 0);	/* b exits: its last handle goes with its file */
 	EXPECT_INT("b_exit", reap(pb), 0);
 	chan_send(&a.to, 0);
 	EXPECT_INT("a_exit", reap(pa), 0);
 	/* nobody holds it: gone, the number is not openable */
 	EXPECT("gone", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
-	EXPECT("close_xrcd", xqp_close_xrcd(x), 0);
-	xqp_close_device(ctx);
+	EXPECT("close_xrcd", xqpv_close_xrcd(x), 0);
+	xqpv_close_device(ctx);
 }
 
 /* A creator that creates, passes the number on and then exits or dies. */
@@ -128,14 +128,14 @@ struct creator_arg {
 static void creator(void *arg)
 {
 	struct creator_arg *c = arg;
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_qp *qp = open_xrcd_tgt(ctx, c->path, O_CREAT, NULL);
-	struct xqp_qp_attr a = { .qp_state = XQP_QPS_INIT, .port_num = 1 };
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_qp *qp = open_xrcd_tgt(ctx, c->path, O_CREAT, NULL);
+	struct xqpv_qp_attr a = { .qp_state = XQPV_QPS_INIT, .port_num = 1 };
 
 	CHECK(qp, "creator: %s", errname(errno));
 	if (qp)
-		CHECK(!xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT |
-				     XQP_QP_ACCESS_FLAGS), "creator modify");
+		CHECK(!xqpv_modify_qp(qp, &a, XQPV_QP_STATE | XQPV_QP_PKEY_INDEX | XQPV_QP_PORT |
+				     XQPV_QP_ACCESS_FLAGS), "creator modify");
 	chan_send(&c->out, qp ? qp->qp_num : 0);
 	if (c->hold == 2)
 		for (;;)
@@ -148,10 +148,10 @@ static void creator(void *arg)
 static void leaver(int how)
 {
 	struct creator_arg c = { .path = case_file("leaver"), .hold = how };
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_qp *h = NULL, *h2;
-	struct xqp_qp_attr a;
-	struct xqp_xrcd *x;
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_qp *h = NULL, *h2;
+	struct xqpv_qp_attr a;
+	struct xqpv_xrcd *x;
 	uint32_t qpn;
 	pid_t pid;
 	int err, st;
@@ -174,22 +174,22 @@ static void leaver(int how)
 	if (!h)
 		return;
 	/* the QP survived its creator, with its state */
-	EXPECT("query", xqp_query_qp(h, &a, XQP_QP_STATE, NULL), 0);
-	EXPECT_INT("state", a.qp_state, XQP_QPS_INIT);
+	EXPECT("query", xqpv_query_qp(h, &a, XQPV_QP_STATE, NULL), 0);
+	EXPECT_INT("state", a.qp_state, XQPV_QPS_INIT);
 	memset(&a, 0, sizeof(a));
-	a.qp_state = XQP_QPS_ERR;
-	EXPECT("modify", xqp_modify_qp(h, &a, XQP_QP_STATE), 0);
+	a.qp_state = XQPV_QPS_ERR;
+	EXPECT("modify", xqpv_modify_qp(h, &a, XQPV_QP_STATE), 0);
 	h2 = open_tgt(ctx, x, qpn, &err);
 	EXPECT("still_openable", err, 0);
-	EXPECT("destroy_h", xqp_destroy_qp(h), 0);
+	EXPECT("destroy_h", xqpv_destroy_qp(h), 0);
 	if (h2)
-		EXPECT("destroy_h2", xqp_destroy_qp(h2), 0);
+		EXPECT("destroy_h2", xqpv_destroy_qp(h2), 0);
 	EXPECT("gone", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
-	EXPECT("close_xrcd", xqp_close_xrcd(x), 0);
+	EXPECT("close_xrcd", xqpv_close_xrcd(x), 0);
 	/* nothing of the creator's is left on the inode */
 	x = open_xrcd_path(ctx, c.path, O_CREAT | O_EXCL, &err);
 	EXPECT("inode_free", err, 0);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 static void case_creator_exits(void)
@@ -206,31 +206,31 @@ static void case_creator_killed(void)
 static void churn(void *arg)
 {
 	const char *path = arg;
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
-	struct xqp_pd *pd = xqp_alloc_pd(ctx);
-	struct xqp_cq *cq = xqp_create_cq(ctx, 16, NULL, NULL, 0);
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, path, O_CREAT, &err);
+	struct xqpv_pd *pd = xqpv_alloc_pd(ctx);
+	struct xqpv_cq *cq = xqpv_create_cq(ctx, 16, NULL, NULL, 0);
 
 	if (!x || !pd || !cq)
 		exit(3);
 	for (unsigned int i = 0;; i++) {
-		struct xqp_qp *q = create_tgt(ctx, x);
-		struct xqp_qp *o = q ? open_tgt(ctx, x, q->qp_num, &err) : NULL;
+		struct xqpv_qp *q = create_tgt(ctx, x);
+		struct xqpv_qp *o = q ? open_tgt(ctx, x, q->qp_num, &err) : NULL;
 
 		if (!q || !o || !create_rc(ctx, pd, cq))
 			exit(4);
 		if (i % 3 == 0)
-			xqp_destroy_qp(q);
+			xqpv_destroy_qp(q);
 		if (i % 5 == 0)
-			xqp_destroy_qp(o);
+			xqpv_destroy_qp(o);
 	}
 }
 
 static void case_kill9_midway(void)
 {
 	const char *path = case_file("churn");
-	struct xqp_context *ctx;
+	struct xqpv_context *ctx;
 	struct timespec ts = { 0, 300 * 1000 * 1000 };
 	int err;
 
@@ -245,7 +245,7 @@ static void case_kill9_midway(void)
 	ctx = open_ctx();
 	open_xrcd_path(ctx, path, O_CREAT | O_EXCL, &err);
 	EXPECT("inode_free_after_kills", err, 0);
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 }
 
 /* fork: the child shares the file; the objects live while either holds it. */
@@ -270,14 +270,14 @@ struct third_arg {
 static void third(void *arg)
 {
 	struct third_arg *t = arg;
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	int err;
-	struct xqp_xrcd *x = open_xrcd_path(ctx, t->path, 0, &err);
-	struct xqp_qp *h = x ? open_tgt(ctx, x, t->qpn, &err) : NULL;
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, t->path, 0, &err);
+	struct xqpv_qp *h = x ? open_tgt(ctx, x, t->qpn, &err) : NULL;
 
 	if (h)
-		xqp_destroy_qp(h);
-	xqp_close_device(ctx);
+		xqpv_destroy_qp(h);
+	xqpv_close_device(ctx);
 	exit(err == t->expect ? 0 : 10 + err);
 }
 
@@ -285,8 +285,8 @@ static void case_fork_shares_file(void)
 {
 	struct third_arg t = { .path = case_file("fork") };
 	struct fork_arg f;
-	struct xqp_context *ctx = open_ctx();
-	struct xqp_qp *qp = open_xrcd_tgt(ctx, t.path, O_CREAT, NULL);
+	struct xqpv_context *ctx = open_ctx();
+	struct xqpv_qp *qp = open_xrcd_tgt(ctx, t.path, O_CREAT, NULL);
 	pid_t child;
 
 	CHECK(qp, "create");
@@ -296,7 +296,7 @@ static void case_fork_shares_file(void)
 	chan_init(&f.go);
 	child = spawn(holder, &f);
 	/* the parent lets go of its descriptors: the child's copy holds all */
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 	t.expect = 0;
 	EXPECT_INT("third_opens_while_child_holds", reap(spawn(third, &t)), 0);
 	chan_send(&f.go, 1);
@@ -323,8 +323,8 @@ const struct acc_case acc_cases_shared[] = {
 #include <pthread.h>
 
 struct stress {
-	struct xqp_context *ctx;
-	struct xqp_xrcd *x;
+	struct xqpv_context *ctx;
+	struct xqpv_xrcd *x;
 	uint32_t handles[64];	/* raw handles, shared between threads */
 	int bad;
 	unsigned int seed;
@@ -341,8 +341,8 @@ static void *stress_thread(void *arg)
 		int err = 0;
 
 		switch (rand_r(&seed) % 4) {
-		case 0: {	/* create, publish the handle (xqp_qp leaks: fine) */
-			struct xqp_qp *qp = create_tgt(s->ctx, s->x);
+		case 0: {	/* create, publish the handle (xqpv_qp leaks: fine) */
+			struct xqpv_qp *qp = create_tgt(s->ctx, s->x);
 
 			if (!qp) {
 				err = errno;
@@ -361,10 +361,10 @@ static void *stress_thread(void *arg)
 			err = query_qp_raw(s->ctx->cmd_fd, h, NULL);
 			break;
 		case 3: {
-			struct xqp_qp fake = { .context = s->ctx, .handle = h };
-			struct xqp_qp_attr a = { .qp_state = XQP_QPS_ERR };
+			struct xqpv_qp fake = { .context = s->ctx, .handle = h };
+			struct xqpv_qp_attr a = { .qp_state = XQPV_QPS_ERR };
 
-			err = xqp_modify_qp(&fake, &a, XQP_QP_STATE);
+			err = xqpv_modify_qp(&fake, &a, XQPV_QP_STATE);
 			break;
 		}
 		}
@@ -393,11 +393,11 @@ static void case_threads(void)
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	EXPECT("unexpected_errno", s.bad, 0);
-	EXPECT("close", xqp_close_device(s.ctx), 0);
+	EXPECT("close", xqpv_close_device(s.ctx), 0);
 	s.ctx = open_ctx();
 	open_xrcd_path(s.ctx, path, O_CREAT | O_EXCL, &err);
 	EXPECT("all_released", err, 0);
-	xqp_close_device(s.ctx);
+	xqpv_close_device(s.ctx);
 }
 
 const struct acc_case acc_cases_stress[] = {

@@ -22,9 +22,9 @@
 struct path {
 	const char *tag;
 	struct ep *s, *r;
-	enum xqp_qp_type type;
-	struct xqp_srq *srq;	/* XRC: the receive side's SRQ */
-	struct xqp_ah *ah;	/* UD */
+	enum xqpv_qp_type type;
+	struct xqpv_srq *srq;	/* XRC: the receive side's SRQ */
+	struct xqpv_ah *ah;	/* UD */
 	uint32_t qkey;
 };
 
@@ -53,14 +53,14 @@ static int post_r(const struct path *p, uint64_t wr_id, void *addr, uint32_t len
 }
 
 /* The receive completion's fields (docs/datapath.md "Completions"). */
-static void check_recv_wc(const struct path *p, const char *what, const struct xqp_wc *wc,
+static void check_recv_wc(const struct path *p, const char *what, const struct xqpv_wc *wc,
 			  uint64_t wr_id, int opcode, uint32_t len, int imm, uint32_t imm_data)
 {
-	expect_f(p, what, "r_status", wc->status, XQP_WC_SUCCESS);
+	expect_f(p, what, "r_status", wc->status, XQPV_WC_SUCCESS);
 	expect_f(p, what, "r_opcode", wc->opcode, opcode);
 	expect_f(p, what, "r_wr_id", (long long)wc->wr_id, (long long)wr_id);
 	expect_f(p, what, "r_byte_len", wc->byte_len, len);
-	expect_f(p, what, "r_flags", wc->wc_flags, imm ? XQP_WC_WITH_IMM : 0);
+	expect_f(p, what, "r_flags", wc->wc_flags, imm ? XQPV_WC_WITH_IMM : 0);
 	if (imm)
 		expect_f(p, what, "r_imm", wc->imm_data, imm_data);
 	expect_f(p, what, "r_qp_num_is_receiver", wc->qp_num == p->r->qp->qp_num, 1);
@@ -72,10 +72,10 @@ static void check_recv_wc(const struct path *p, const char *what, const struct x
 	expect_f(p, what, "r_path_bits", wc->dlid_path_bits, 0);
 }
 
-static void check_send_wc(const struct path *p, const char *what, const struct xqp_wc *wc,
+static void check_send_wc(const struct path *p, const char *what, const struct xqpv_wc *wc,
 			  uint64_t wr_id, int opcode, uint32_t len)
 {
-	expect_f(p, what, "s_status", wc->status, XQP_WC_SUCCESS);
+	expect_f(p, what, "s_status", wc->status, XQPV_WC_SUCCESS);
 	expect_f(p, what, "s_opcode", wc->opcode, opcode);
 	expect_f(p, what, "s_wr_id", (long long)wc->wr_id, (long long)wr_id);
 	expect_f(p, what, "s_byte_len", wc->byte_len, len);
@@ -85,17 +85,17 @@ static void check_send_wc(const struct path *p, const char *what, const struct x
 static int send_opcode_wc(int op)
 {
 	switch (op) {
-	case XQP_WR_RDMA_WRITE:
-	case XQP_WR_RDMA_WRITE_WITH_IMM:
-		return XQP_WC_RDMA_WRITE;
-	case XQP_WR_RDMA_READ:
-		return XQP_WC_RDMA_READ;
-	case XQP_WR_ATOMIC_CMP_AND_SWP:
-		return XQP_WC_COMP_SWAP;
-	case XQP_WR_ATOMIC_FETCH_AND_ADD:
-		return XQP_WC_FETCH_ADD;
+	case XQPV_WR_RDMA_WRITE:
+	case XQPV_WR_RDMA_WRITE_WITH_IMM:
+		return XQPV_WC_RDMA_WRITE;
+	case XQPV_WR_RDMA_READ:
+		return XQPV_WC_RDMA_READ;
+	case XQPV_WR_ATOMIC_CMP_AND_SWP:
+		return XQPV_WC_COMP_SWAP;
+	case XQPV_WR_ATOMIC_FETCH_AND_ADD:
+		return XQPV_WC_FETCH_ADD;
 	default:
-		return XQP_WC_SEND;
+		return XQPV_WC_SEND;
 	}
 }
 
@@ -105,19 +105,19 @@ static void run_op(const struct path *p, int op, int inl, unsigned int it)
 	const char *what = op_name(op, inl);
 	unsigned char *rb = p->r->buf + R_OFF, *sb = p->s->buf + S_OFF;
 	uint32_t len = inl ? 48 : 1000 + it * 13;
-	uint32_t grh = p->type == XQP_QPT_UD ? 40 : 0;
+	uint32_t grh = p->type == XQPV_QPT_UD ? 40 : 0;
 	uint64_t remote = p->r->mr->iova + R_OFF;
 	unsigned char inline_data[64];
 	uint32_t imm = htonl(0xabc00000u + it);
-	int has_recv = op == XQP_WR_SEND || op == XQP_WR_SEND_WITH_IMM ||
-		       op == XQP_WR_RDMA_WRITE_WITH_IMM;
-	struct xqp_sge sge = { (uintptr_t)sb, len, p->s->mr->lkey };
-	struct xqp_send_wr wr = {
+	int has_recv = op == XQPV_WR_SEND || op == XQPV_WR_SEND_WITH_IMM ||
+		       op == XQPV_WR_RDMA_WRITE_WITH_IMM;
+	struct xqpv_sge sge = { (uintptr_t)sb, len, p->s->mr->lkey };
+	struct xqpv_send_wr wr = {
 		.wr_id = 0x5000 + it, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = XQP_SEND_SIGNALED | (inl ? XQP_SEND_INLINE : 0),
+		.send_flags = XQPV_SEND_SIGNALED | (inl ? XQPV_SEND_INLINE : 0),
 		.imm_data = imm,
 	};
-	struct xqp_wc wc;
+	struct xqpv_wc wc;
 	uint64_t *atom = (uint64_t *)(void *)(p->r->buf + ATOM_OFF);
 	uint64_t *res = (uint64_t *)(void *)sb;
 	int err;
@@ -136,27 +136,27 @@ static void run_op(const struct path *p, int op, int inl, unsigned int it)
 		expect_f(p, what, "post_recv", err, 0);
 	}
 	switch (op) {
-	case XQP_WR_RDMA_WRITE:
-	case XQP_WR_RDMA_WRITE_WITH_IMM:
+	case XQPV_WR_RDMA_WRITE:
+	case XQPV_WR_RDMA_WRITE_WITH_IMM:
 		wr.wr.rdma.remote_addr = remote + 4096;
 		wr.wr.rdma.rkey = p->r->mr->rkey;
 		break;
-	case XQP_WR_RDMA_READ:
+	case XQPV_WR_RDMA_READ:
 		fill(rb + 4096, len, it + 100);
 		wr.wr.rdma.remote_addr = remote + 4096;
 		wr.wr.rdma.rkey = p->r->mr->rkey;
 		break;
-	case XQP_WR_ATOMIC_CMP_AND_SWP:
-	case XQP_WR_ATOMIC_FETCH_AND_ADD:
+	case XQPV_WR_ATOMIC_CMP_AND_SWP:
+	case XQPV_WR_ATOMIC_FETCH_AND_ADD:
 		*atom = 1000 + it;
 		sge.length = len = 8;
 		wr.wr.atomic.remote_addr = p->r->mr->iova + ATOM_OFF;
 		wr.wr.atomic.rkey = p->r->mr->rkey;
-		wr.wr.atomic.compare_add = op == XQP_WR_ATOMIC_CMP_AND_SWP ? 1000 + it : 5;
+		wr.wr.atomic.compare_add = op == XQPV_WR_ATOMIC_CMP_AND_SWP ? 1000 + it : 5;
 		wr.wr.atomic.swap = 77;
 		break;
 	default:
-		if (p->type == XQP_QPT_UD) {
+		if (p->type == XQPV_QPT_UD) {
 			wr.wr.ud.ah = p->ah;
 			wr.wr.ud.remote_qpn = p->r->qp->qp_num;
 			wr.wr.ud.remote_qkey = p->qkey;
@@ -171,37 +171,37 @@ static void run_op(const struct path *p, int op, int inl, unsigned int it)
 		return;
 	if (poll_one(p->s->cq, &wc, 5000, what))
 		check_send_wc(p, what, &wc, wr.wr_id, send_opcode_wc(op),
-			      op >= XQP_WR_ATOMIC_CMP_AND_SWP ? 8 : len);
+			      op >= XQPV_WR_ATOMIC_CMP_AND_SWP ? 8 : len);
 	if (has_recv && poll_one(p->r->cq, &wc, 5000, what)) {
-		int rop = op == XQP_WR_RDMA_WRITE_WITH_IMM ? XQP_WC_RECV_RDMA_WITH_IMM :
-			  XQP_WC_RECV;
-		int with_imm = op != XQP_WR_SEND;
+		int rop = op == XQPV_WR_RDMA_WRITE_WITH_IMM ? XQPV_WC_RECV_RDMA_WITH_IMM :
+			  XQPV_WC_RECV;
+		int with_imm = op != XQPV_WR_SEND;
 
 		check_recv_wc(p, what, &wc, 0x7000 + it, rop,
-			      len + (op == XQP_WR_RDMA_WRITE_WITH_IMM ? 0 : grh), with_imm, imm);
+			      len + (op == XQPV_WR_RDMA_WRITE_WITH_IMM ? 0 : grh), with_imm, imm);
 	}
 	/* the data */
 	switch (op) {
-	case XQP_WR_SEND:
-	case XQP_WR_SEND_WITH_IMM:
+	case XQPV_WR_SEND:
+	case XQPV_WR_SEND_WITH_IMM:
 		expect_f(p, what, "data", check_fill(rb + grh, len, it), 1);
 		expect_f(p, what, "no_overrun", rb[grh + len] == 0xee, 1);
 		break;
-	case XQP_WR_RDMA_WRITE:
-	case XQP_WR_RDMA_WRITE_WITH_IMM:
+	case XQPV_WR_RDMA_WRITE:
+	case XQPV_WR_RDMA_WRITE_WITH_IMM:
 		expect_f(p, what, "data", check_fill(rb + 4096, len, it), 1);
 		expect_f(p, what, "no_overrun", rb[4096 + len] == 0xee, 1);
-		if (op == XQP_WR_RDMA_WRITE_WITH_IMM)
+		if (op == XQPV_WR_RDMA_WRITE_WITH_IMM)
 			expect_f(p, what, "recv_buf_untouched", rb[0] == 0xee && rb[100] == 0xee, 1);
 		break;
-	case XQP_WR_RDMA_READ:
+	case XQPV_WR_RDMA_READ:
 		expect_f(p, what, "data", check_fill(sb, len, it + 100), 1);
 		break;
-	case XQP_WR_ATOMIC_CMP_AND_SWP:
+	case XQPV_WR_ATOMIC_CMP_AND_SWP:
 		expect_f(p, what, "old", (long long)*res, 1000 + it);
 		expect_f(p, what, "new", (long long)*atom, 77);
 		break;
-	case XQP_WR_ATOMIC_FETCH_AND_ADD:
+	case XQPV_WR_ATOMIC_FETCH_AND_ADD:
 		expect_f(p, what, "old", (long long)*res, 1000 + it);
 		expect_f(p, what, "new", (long long)*atom, 1005 + it);
 		break;
@@ -213,12 +213,12 @@ static void run_cas_miss(const struct path *p)
 {
 	uint64_t *atom = (uint64_t *)(void *)(p->r->buf + ATOM_OFF);
 	uint64_t *res = (uint64_t *)(void *)(p->s->buf + S_OFF);
-	struct xqp_sge sge = { (uintptr_t)res, 8, p->s->mr->lkey };
-	struct xqp_send_wr wr = {
-		.wr_id = 99, .sg_list = &sge, .num_sge = 1, .opcode = XQP_WR_ATOMIC_CMP_AND_SWP,
-		.send_flags = XQP_SEND_SIGNALED,
+	struct xqpv_sge sge = { (uintptr_t)res, 8, p->s->mr->lkey };
+	struct xqpv_send_wr wr = {
+		.wr_id = 99, .sg_list = &sge, .num_sge = 1, .opcode = XQPV_WR_ATOMIC_CMP_AND_SWP,
+		.send_flags = XQPV_SEND_SIGNALED,
 	};
-	struct xqp_wc wc;
+	struct xqpv_wc wc;
 
 	*atom = 42;
 	*res = 0;
@@ -230,7 +230,7 @@ static void run_cas_miss(const struct path *p)
 		wr.qp_type.xrc.remote_srqn = p->srq->srq_num;
 	expect_f(p, "cas_miss", "post", post_send1(p->s->qp, &wr), 0);
 	if (poll_one(p->s->cq, &wc, 5000, "cas_miss"))
-		expect_f(p, "cas_miss", "status", wc.status, XQP_WC_SUCCESS);
+		expect_f(p, "cas_miss", "status", wc.status, XQPV_WC_SUCCESS);
 	expect_f(p, "cas_miss", "old", (long long)*res, 42);
 	expect_f(p, "cas_miss", "unchanged", (long long)*atom, 42);
 }
@@ -238,16 +238,16 @@ static void run_cas_miss(const struct path *p)
 static void run_all(const struct path *p, int rounds)
 {
 	for (int r = 0; r < rounds; r++) {
-		for (int op = XQP_WR_RDMA_WRITE; op <= XQP_WR_ATOMIC_FETCH_AND_ADD; op++) {
-			int allowed = p->type == XQP_QPT_RC || p->type == XQP_QPT_XRC_SEND ||
-				      (p->type == XQP_QPT_UC && op <= XQP_WR_SEND_WITH_IMM) ||
-				      (p->type == XQP_QPT_UD && (op == XQP_WR_SEND ||
-								op == XQP_WR_SEND_WITH_IMM));
+		for (int op = XQPV_WR_RDMA_WRITE; op <= XQPV_WR_ATOMIC_FETCH_AND_ADD; op++) {
+			int allowed = p->type == XQPV_QPT_RC || p->type == XQPV_QPT_XRC_SEND ||
+				      (p->type == XQPV_QPT_UC && op <= XQPV_WR_SEND_WITH_IMM) ||
+				      (p->type == XQPV_QPT_UD && (op == XQPV_WR_SEND ||
+								op == XQPV_WR_SEND_WITH_IMM));
 
 			if (allowed)
 				run_op(p, op, 0, (unsigned int)(r * 10 + op));
 		}
-		run_op(p, XQP_WR_SEND, 1, (unsigned int)(r * 10 + 9));
+		run_op(p, XQPV_WR_SEND, 1, (unsigned int)(r * 10 + 9));
 	}
 }
 
@@ -255,9 +255,9 @@ static void run_all(const struct path *p, int rounds)
 static void refuse_op(const struct path *p, int op)
 {
 	unsigned char *sb = p->s->buf + S_OFF;
-	struct xqp_sge sge = { (uintptr_t)sb, 8, p->s->mr->lkey };
-	struct xqp_send_wr w[2], *bad = NULL;
-	struct xqp_wc wc;
+	struct xqpv_sge sge = { (uintptr_t)sb, 8, p->s->mr->lkey };
+	struct xqpv_send_wr w[2], *bad = NULL;
+	struct xqpv_wc wc;
 	char what[32];
 
 	snprintf(what, sizeof(what), "refuse_%s", op_name(op, 0));
@@ -266,13 +266,13 @@ static void refuse_op(const struct path *p, int op)
 		w[i].wr_id = 900 + (uint64_t)i;
 		w[i].sg_list = &sge;
 		w[i].num_sge = 1;
-		w[i].send_flags = XQP_SEND_SIGNALED;
+		w[i].send_flags = XQPV_SEND_SIGNALED;
 		w[i].wr.rdma.remote_addr = p->r->mr->iova;
 		w[i].wr.rdma.rkey = p->r->mr->rkey;
 	}
 	/* the first: an RDMA WRITE (UC) / a SEND to nobody (UD), both fine */
-	w[0].opcode = p->type == XQP_QPT_UD ? XQP_WR_SEND : XQP_WR_RDMA_WRITE;
-	if (p->type == XQP_QPT_UD) {
+	w[0].opcode = p->type == XQPV_QPT_UD ? XQPV_WR_SEND : XQPV_WR_RDMA_WRITE;
+	if (p->type == XQPV_QPT_UD) {
 		w[0].wr.ud.ah = p->ah;
 		w[0].wr.ud.remote_qpn = 0xfffffe;
 		w[0].wr.ud.remote_qkey = p->qkey;
@@ -280,8 +280,8 @@ static void refuse_op(const struct path *p, int op)
 	}
 	w[0].next = &w[1];
 	w[1].opcode = op;
-	expect_f(p, what, "err", xqp_post_send(p->s->qp, w, &bad), EINVAL);
-	if (p->type == XQP_QPT_UD) {
+	expect_f(p, what, "err", xqpv_post_send(p->s->qp, w, &bad), EINVAL);
+	if (p->type == XQPV_QPT_UD) {
 		/* uverbs refuses a UD WR that is not a SEND while copying the
 		 * list in (ib_uverbs_post_send()): nothing is posted */
 		expect_f(p, what, "bad_wr_is_first", bad == &w[0], 1);
@@ -296,15 +296,15 @@ static void refuse_op(const struct path *p, int op)
 static void case_rc(void)
 {
 	struct ep a, b;
-	struct path p1 = { .tag = "rc10", .type = XQP_QPT_RC, .s = &b, .r = &a };
-	struct path p2 = { .tag = "rc01", .type = XQP_QPT_RC, .s = &a, .r = &b };
+	struct path p1 = { .tag = "rc10", .type = XQPV_QPT_RC, .s = &b, .r = &a };
+	struct path p2 = { .tag = "rc01", .type = XQPV_QPT_RC, .s = &a, .r = &b };
 
 	ep_open(&a, g_dev, 64);
 	ep_open(&b, second_dev(), 64);
 	EXPECT_INT("lid0", a.lid, 1);
 	EXPECT_INT("lid1", b.lid, 2);
-	a.qp = ep_qp(&a, XQP_QPT_RC, NULL, 16, 16);
-	b.qp = ep_qp(&b, XQP_QPT_RC, NULL, 16, 16);
+	a.qp = ep_qp(&a, XQPV_QPT_RC, NULL, 16, 16);
+	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 16, 16);
 	CHECK(a.qp && b.qp, "create: %s", errname(errno));
 	if (!a.qp || !b.qp)
 		return;
@@ -319,20 +319,20 @@ static void case_rc(void)
 static void case_uc(void)
 {
 	struct ep a, b;
-	struct path p = { .tag = "uc", .type = XQP_QPT_UC, .s = &b, .r = &a };
+	struct path p = { .tag = "uc", .type = XQPV_QPT_UC, .s = &b, .r = &a };
 
 	ep_open(&a, g_dev, 64);
 	ep_open(&b, second_dev(), 64);
-	a.qp = ep_qp(&a, XQP_QPT_UC, NULL, 16, 16);
-	b.qp = ep_qp(&b, XQP_QPT_UC, NULL, 16, 16);
+	a.qp = ep_qp(&a, XQPV_QPT_UC, NULL, 16, 16);
+	b.qp = ep_qp(&b, XQPV_QPT_UC, NULL, 16, 16);
 	CHECK(a.qp && b.qp, "create: %s", errname(errno));
 	if (!a.qp || !b.qp)
 		return;
 	connect_pair(&a, &b, NULL);
 	run_all(&p, 2);
-	refuse_op(&p, XQP_WR_RDMA_READ);
-	refuse_op(&p, XQP_WR_ATOMIC_CMP_AND_SWP);
-	refuse_op(&p, XQP_WR_ATOMIC_FETCH_AND_ADD);
+	refuse_op(&p, XQPV_WR_RDMA_READ);
+	refuse_op(&p, XQPV_WR_ATOMIC_CMP_AND_SWP);
+	refuse_op(&p, XQPV_WR_ATOMIC_FETCH_AND_ADD);
 	ep_close(&a);
 	ep_close(&b);
 }
@@ -340,37 +340,37 @@ static void case_uc(void)
 static void case_ud(void)
 {
 	struct ep a, b;
-	struct path p = { .tag = "ud", .type = XQP_QPT_UD, .s = &b, .r = &a, .qkey = 0x1234 };
-	struct xqp_ah_attr aa = { .dlid = 1, .port_num = 1 };
-	struct xqp_ah_attr bad_port = { .dlid = 1, .port_num = 2 };
-	struct xqp_send_wr w = { .opcode = XQP_WR_SEND };
+	struct path p = { .tag = "ud", .type = XQPV_QPT_UD, .s = &b, .r = &a, .qkey = 0x1234 };
+	struct xqpv_ah_attr aa = { .dlid = 1, .port_num = 1 };
+	struct xqpv_ah_attr bad_port = { .dlid = 1, .port_num = 2 };
+	struct xqpv_send_wr w = { .opcode = XQPV_WR_SEND };
 
 	ep_open(&a, g_dev, 64);
 	ep_open(&b, second_dev(), 64);
-	a.qp = ep_qp(&a, XQP_QPT_UD, NULL, 16, 16);
-	b.qp = ep_qp(&b, XQP_QPT_UD, NULL, 16, 16);
+	a.qp = ep_qp(&a, XQPV_QPT_UD, NULL, 16, 16);
+	b.qp = ep_qp(&b, XQPV_QPT_UD, NULL, 16, 16);
 	CHECK(a.qp && b.qp, "create: %s", errname(errno));
 	if (!a.qp || !b.qp)
 		return;
 	EXPECT("ud_up_a", qp_ud_up(a.qp, p.qkey), 0);
 	EXPECT("ud_up_b", qp_ud_up(b.qp, p.qkey), 0);
-	EXPECT("ah_bad_port", PERR(xqp_create_ah(b.pd, &bad_port)), EINVAL);
+	EXPECT("ah_bad_port", PERR(xqpv_create_ah(b.pd, &bad_port)), EINVAL);
 	aa.dlid = a.lid;
-	p.ah = xqp_create_ah(b.pd, &aa);
+	p.ah = xqpv_create_ah(b.pd, &aa);
 	EXPECT("ah", PERR(p.ah), 0);
 	if (!p.ah)
 		return;
 	run_all(&p, 2);
-	refuse_op(&p, XQP_WR_RDMA_WRITE);
-	refuse_op(&p, XQP_WR_RDMA_READ);
+	refuse_op(&p, XQPV_WR_RDMA_WRITE);
+	refuse_op(&p, XQPV_WR_RDMA_READ);
 	/* no AH: refused by the library before the kernel sees it */
 	EXPECT("ud_no_ah", post_send1(b.qp, &w), EINVAL);
 	/* a wrong Q_Key: dropped silently */
 	{
-		struct xqp_sge sge = { (uintptr_t)b.buf, 16, b.mr->lkey };
-		struct xqp_send_wr s = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
-					 .opcode = XQP_WR_SEND, .send_flags = XQP_SEND_SIGNALED };
-		struct xqp_wc wc;
+		struct xqpv_sge sge = { (uintptr_t)b.buf, 16, b.mr->lkey };
+		struct xqpv_send_wr s = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+					 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED };
+		struct xqpv_wc wc;
 
 		s.wr.ud.ah = p.ah;
 		s.wr.ud.remote_qpn = a.qp->qp_num;
@@ -378,10 +378,10 @@ static void case_ud(void)
 		EXPECT("post_recv", post_recv1(a.qp, 6, a.buf, 4096, a.mr->lkey), 0);
 		EXPECT("wrong_qkey_post", post_send1(b.qp, &s), 0);
 		if (poll_one(b.cq, &wc, 5000, "wrong_qkey"))
-			EXPECT_INT("wrong_qkey_sender_ok", wc.status, XQP_WC_SUCCESS);
+			EXPECT_INT("wrong_qkey_sender_ok", wc.status, XQPV_WC_SUCCESS);
 		EXPECT_INT("wrong_qkey_nothing_received", poll_n(a.cq, &wc, 1, 300), 0);
 	}
-	EXPECT("destroy_ah", xqp_destroy_ah(p.ah), 0);
+	EXPECT("destroy_ah", xqpv_destroy_ah(p.ah), 0);
 	ep_close(&a);
 	ep_close(&b);
 }
@@ -389,9 +389,9 @@ static void case_ud(void)
 static void case_xrc(void)
 {
 	struct ep t, i;
-	struct path p = { .tag = "xrc", .type = XQP_QPT_XRC_SEND, .s = &i, .r = &t };
-	struct path q = { .tag = "xrc_srq1", .type = XQP_QPT_XRC_SEND, .s = &i, .r = &t };
-	struct xqp_wc wc;
+	struct path p = { .tag = "xrc", .type = XQPV_QPT_XRC_SEND, .s = &i, .r = &t };
+	struct path q = { .tag = "xrc_srq1", .type = XQPV_QPT_XRC_SEND, .s = &i, .r = &t };
+	struct xqpv_wc wc;
 
 	ep_open(&t, g_dev, 64);
 	ep_open(&i, second_dev(), 64);
@@ -405,23 +405,23 @@ static void case_xrc(void)
 	/* a message for SRQ 1 does not consume SRQ 0's WRs */
 	EXPECT("srq0_post", post_srq1(t.srq[0], 1, t.buf, 256, t.mr->lkey), 0);
 	{
-		struct xqp_sge sge = { (uintptr_t)i.buf + S_OFF, 32, i.mr->lkey };
-		struct xqp_send_wr s = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
-					 .opcode = XQP_WR_SEND, .send_flags = XQP_SEND_SIGNALED };
+		struct xqpv_sge sge = { (uintptr_t)i.buf + S_OFF, 32, i.mr->lkey };
+		struct xqpv_send_wr s = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+					 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED };
 
 		s.qp_type.xrc.remote_srqn = t.srq[1]->srq_num;
 		EXPECT("srq1_post", post_srq1(t.srq[1], 3, t.buf + 1024, 256, t.mr->lkey), 0);
 		EXPECT("send_to_srq1", post_send1(i.qp, &s), 0);
 		if (poll_one(i.cq, &wc, 5000, "send_to_srq1"))
-			EXPECT_INT("send_to_srq1_status", wc.status, XQP_WC_SUCCESS);
+			EXPECT_INT("send_to_srq1_status", wc.status, XQPV_WC_SUCCESS);
 		if (poll_one(t.cq, &wc, 5000, "recv_srq1"))
 			EXPECT_INT("recv_srq1_wr_id", (long long)wc.wr_id, 3);
 	}
 	/* post_send on the XRC target QP: EINVAL; post_recv on either: EINVAL */
 	{
-		struct xqp_send_wr s = { .opcode = XQP_WR_SEND }, *bad = NULL;
+		struct xqpv_send_wr s = { .opcode = XQPV_WR_SEND }, *bad = NULL;
 
-		EXPECT("tgt_post_send", xqp_post_send(t.qp, &s, &bad), EINVAL);
+		EXPECT("tgt_post_send", xqpv_post_send(t.qp, &s, &bad), EINVAL);
 		EXPECT_INT("tgt_post_send_bad_wr", bad == &s, 1);
 		EXPECT("tgt_post_recv", post_recv1(t.qp, 1, t.buf, 64, t.mr->lkey), EINVAL);
 		EXPECT("ini_post_recv", post_recv1(i.qp, 1, i.buf, 64, i.mr->lkey), EINVAL);
@@ -438,18 +438,18 @@ struct opener_arg {
 static void xrc_opener(void *arg)
 {
 	struct opener_arg *o = arg;
-	struct xqp_context *ctx = open_ctx();
+	struct xqpv_context *ctx = open_ctx();
 	int err;
 	const char *path = case_file("xrcd");
-	struct xqp_xrcd *x = open_xrcd_path(ctx, path, 0, &err);
-	struct xqp_pd *pd = xqp_alloc_pd(ctx);
-	struct xqp_cq *cq = xqp_create_cq(ctx, 8, NULL, NULL, 0);
+	struct xqpv_xrcd *x = open_xrcd_path(ctx, path, 0, &err);
+	struct xqpv_pd *pd = xqpv_alloc_pd(ctx);
+	struct xqpv_cq *cq = xqpv_create_cq(ctx, 8, NULL, NULL, 0);
 	static unsigned char buf[4096] __attribute__((aligned(4096)));
-	struct xqp_mr *mr = pd ? xqp_reg_mr(pd, buf, sizeof(buf), XQP_ACCESS_LOCAL_WRITE) : NULL;
-	struct xqp_srq *srq = x && cq && pd ? create_xrc_srq(ctx, pd, x, cq) : NULL;
+	struct xqpv_mr *mr = pd ? xqpv_reg_mr(pd, buf, sizeof(buf), XQPV_ACCESS_LOCAL_WRITE) : NULL;
+	struct xqpv_srq *srq = x && cq && pd ? create_xrc_srq(ctx, pd, x, cq) : NULL;
 	uint32_t tgt_qpn = chan_recv(&o->to);
-	struct xqp_qp *h = x ? open_tgt(ctx, x, tgt_qpn, &err) : NULL;
-	struct xqp_wc wc;
+	struct xqpv_qp *h = x ? open_tgt(ctx, x, tgt_qpn, &err) : NULL;
+	struct xqpv_wc wc;
 
 	if (!h || !srq || !mr) {
 		chan_send(&o->from, 0);
@@ -458,17 +458,17 @@ static void xrc_opener(void *arg)
 	EXPECT("opener_post_srq", post_srq1(srq, 77, buf, sizeof(buf), mr->lkey), 0);
 	chan_send(&o->from, srq->srq_num);
 	if (poll_one(cq, &wc, 5000, "opener_recv")) {
-		EXPECT_INT("opener_status", wc.status, XQP_WC_SUCCESS);
+		EXPECT_INT("opener_status", wc.status, XQPV_WC_SUCCESS);
 		EXPECT_INT("opener_wr_id", (long long)wc.wr_id, 77);
 		EXPECT_INT("opener_qp_num_is_tgt", wc.qp_num == tgt_qpn, 1);
 		EXPECT_INT("opener_data", check_fill(buf, 512, 5), 1);
 	}
 	chan_send(&o->from, 1);
 	chan_recv(&o->to);
-	xqp_destroy_qp(h);
-	xqp_destroy_srq(srq);
-	xqp_dereg_mr(mr);
-	xqp_close_device(ctx);
+	xqpv_destroy_qp(h);
+	xqpv_destroy_srq(srq);
+	xqpv_dereg_mr(mr);
+	xqpv_close_device(ctx);
 }
 
 static void case_xrc_opened_target(void)
@@ -477,7 +477,7 @@ static void case_xrc_opened_target(void)
 	struct ep t, i;
 	int err;
 	const char *path = case_file("xrcd");
-	struct xqp_wc wc;
+	struct xqpv_wc wc;
 	uint32_t srqn;
 	pid_t pid;
 
@@ -485,7 +485,7 @@ static void case_xrc_opened_target(void)
 	ep_open(&i, second_dev(), 16);
 	t.xrcd = open_xrcd_path(t.ctx, path, O_CREAT, &err);
 	t.qp = t.xrcd ? create_tgt(t.ctx, t.xrcd) : NULL;
-	i.qp = ep_qp(&i, XQP_QPT_XRC_SEND, NULL, 8, 0);
+	i.qp = ep_qp(&i, XQPV_QPT_XRC_SEND, NULL, 8, 0);
 	CHECK(t.qp && i.qp, "setup: %s", errname(errno));
 	if (!t.qp || !i.qp)
 		return;
@@ -498,19 +498,19 @@ static void case_xrc_opened_target(void)
 	srqn = chan_recv(&o.from);
 	CHECK(srqn && srqn != 0xffffffffU, "opener failed");
 	{
-		struct xqp_sge sge = { (uintptr_t)i.buf, 512, i.mr->lkey };
-		struct xqp_send_wr s = { .wr_id = 8, .sg_list = &sge, .num_sge = 1,
-					 .opcode = XQP_WR_SEND, .send_flags = XQP_SEND_SIGNALED };
+		struct xqpv_sge sge = { (uintptr_t)i.buf, 512, i.mr->lkey };
+		struct xqpv_send_wr s = { .wr_id = 8, .sg_list = &sge, .num_sge = 1,
+					 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED };
 
 		fill(i.buf, 512, 5);
 		s.qp_type.xrc.remote_srqn = srqn;
 		EXPECT("send", post_send1(i.qp, &s), 0);
 		if (poll_one(i.cq, &wc, 5000, "send"))
-			EXPECT_INT("send_status", wc.status, XQP_WC_SUCCESS);
+			EXPECT_INT("send_status", wc.status, XQPV_WC_SUCCESS);
 	}
 	EXPECT_INT("opener_received", chan_recv(&o.from), 1);
 	/* the creator destroys its handle: the opener's keeps the QP */
-	EXPECT("creator_destroy", xqp_destroy_qp(t.qp), 0);
+	EXPECT("creator_destroy", xqpv_destroy_qp(t.qp), 0);
 	t.qp = NULL;
 	chan_send(&o.to, 1);
 	EXPECT_INT("opener_exit", reap(pid), 0);

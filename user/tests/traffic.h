@@ -13,16 +13,16 @@
 
 /* One side: a context, PD, CQ (send and receive), buffer + MR, one QP. */
 struct ep {
-	struct xqp_context *ctx;
-	struct xqp_pd *pd;
-	struct xqp_cq *cq;
-	struct xqp_mr *mr;
+	struct xqpv_context *ctx;
+	struct xqpv_pd *pd;
+	struct xqpv_cq *cq;
+	struct xqpv_mr *mr;
 	unsigned char *buf;	/* BUF_LEN bytes, page aligned */
-	struct xqp_qp *qp;
+	struct xqpv_qp *qp;
 	uint16_t lid;
 	/* XRC: the target side's domain, target QP and SRQs */
-	struct xqp_xrcd *xrcd;
-	struct xqp_srq *srq[2];
+	struct xqpv_xrcd *xrcd;
+	struct xqpv_srq *srq[2];
 };
 
 /* The second device's path: g_dev with its last digit + 1. */
@@ -34,7 +34,7 @@ void ep_open(struct ep *e, const char *path, int cqe);
 void ep_close(struct ep *e);	/* destroys what it holds, ignores errors */
 
 /* A QP of @type on the endpoint (not XRC target); @srq may be NULL. */
-struct xqp_qp *ep_qp(struct ep *e, enum xqp_qp_type type, struct xqp_srq *srq,
+struct xqpv_qp *ep_qp(struct ep *e, enum xqpv_qp_type type, struct xqpv_srq *srq,
 		     uint32_t max_send_wr, uint32_t max_recv_wr);
 
 /* Path parameters of a connection (defaults from conn_defaults()). */
@@ -45,11 +45,11 @@ struct conn {
 struct conn conn_defaults(void);
 
 /* RESET -> INIT -> RTR (-> RTS when @rts) towards @dlid/@dqpn. Return 0/errno. */
-int qp_connect(struct xqp_qp *qp, uint16_t dlid, uint32_t dqpn, const struct conn *c,
+int qp_connect(struct xqpv_qp *qp, uint16_t dlid, uint32_t dqpn, const struct conn *c,
 	       int rts);
 /* UD: RESET -> INIT -> RTR -> RTS with Q_Key @qkey. */
-int qp_ud_up(struct xqp_qp *qp, uint32_t qkey);
-int qp_to_state(struct xqp_qp *qp, enum xqp_qp_state s);
+int qp_ud_up(struct xqpv_qp *qp, uint32_t qkey);
+int qp_to_state(struct xqpv_qp *qp, enum xqpv_qp_state s);
 
 /* Connects two RC/UC QPs both ways (@c may be NULL). Fails the case on error. */
 void connect_pair(struct ep *a, struct ep *b, const struct conn *c);
@@ -59,23 +59,23 @@ void connect_pair(struct ep *a, struct ep *b, const struct conn *c);
 void xrc_setup(struct ep *t, struct ep *i, uint32_t srq_wr, const struct conn *c);
 
 /* Polls @cq until @n completions or @ms pass: the number got. */
-int poll_n(struct xqp_cq *cq, struct xqp_wc *wc, int n, int ms);
+int poll_n(struct xqpv_cq *cq, struct xqpv_wc *wc, int n, int ms);
 /* Exactly one completion within @ms (fails the case otherwise, wc zeroed). */
-int poll_one(struct xqp_cq *cq, struct xqp_wc *wc, int ms, const char *what);
+int poll_one(struct xqpv_cq *cq, struct xqpv_wc *wc, int ms, const char *what);
 
 /* Posting one WR. */
-int post_recv1(struct xqp_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey);
-int post_srq1(struct xqp_srq *srq, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey);
-int post_send1(struct xqp_qp *qp, struct xqp_send_wr *wr);	/* wr->next ignored */
+int post_recv1(struct xqpv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey);
+int post_srq1(struct xqpv_srq *srq, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey);
+int post_send1(struct xqpv_qp *qp, struct xqpv_send_wr *wr);	/* wr->next ignored */
 
 /* Fills @n bytes with a pattern of @seed; checks it. */
 void fill(void *p, size_t n, unsigned int seed);
 int check_fill(const void *p, size_t n, unsigned int seed);
 
 /* Status/opcode tokens of one completion: "@name_status", "@name_opcode". */
-void wc_tokens(const char *name, const struct xqp_wc *wc);
+void wc_tokens(const char *name, const struct xqpv_wc *wc);
 /* Records the async events of @ctx within @ms as tokens "@name=TYPE". */
-int wait_event_type(struct xqp_context *ctx, enum xqp_event_type type, int ms,
-		    struct xqp_async_event *out);
+int wait_event_type(struct xqpv_context *ctx, enum xqpv_event_type type, int ms,
+		    struct xqpv_async_event *out);
 
 #endif

@@ -11,50 +11,50 @@
 
 static int show(const char *path, const char *name, int is_xqp)
 {
-	struct xqp_context *ctx = xqp_open_device_path(path);
-	struct xqp_device_attr a;
-	struct xqp_port_attr p;
+	struct xqpv_context *ctx = xqpv_open_device_path(path);
+	struct xqpv_device_attr a;
+	struct xqpv_port_attr p;
 
 	printf("%s (%s, %s)\n", path, name, is_xqp ? "xqp" : "linux ib_uverbs");
 	if (!ctx) {
 		printf("  cannot open: %s\n", strerror(errno));
 		return 1;
 	}
-	if (!xqp_query_device(ctx, &a)) {
+	if (!xqpv_query_device(ctx, &a)) {
 		printf("  node_guid %016llx  vendor 0x%x  ports %u  XRC %s\n",
 		       (unsigned long long)a.node_guid, a.vendor_id, a.phys_port_cnt,
-		       a.device_cap_flags & XQP_DEVICE_XRC ? "yes" : "no");
+		       a.device_cap_flags & XQPV_DEVICE_XRC ? "yes" : "no");
 		printf("  max_qp %d  max_qp_wr %d  max_sge %d  max_cq %d  max_cqe %d\n",
 		       a.max_qp, a.max_qp_wr, a.max_sge, a.max_cq, a.max_cqe);
 		printf("  max_pd %d  max_srq %d  max_srq_wr %d  max_pkeys %u\n",
 		       a.max_pd, a.max_srq, a.max_srq_wr, a.max_pkeys);
 		for (int i = 1; i <= a.phys_port_cnt; i++)
-			if (!xqp_query_port(ctx, (uint8_t)i, &p))
+			if (!xqpv_query_port(ctx, (uint8_t)i, &p))
 				printf("  port %d: state %d  phys_state %u  active_mtu %d  "
 				       "width %u  speed %u  lid %u  sm_lid %u  link_layer %u\n",
 				       i, p.state, p.phys_state, p.active_mtu, p.active_width,
 				       p.active_speed, p.lid, p.sm_lid, p.link_layer);
 	}
-	xqp_close_device(ctx);
+	xqpv_close_device(ctx);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct xqp_device **list;
+	struct xqpv_device **list;
 	int n, rc = 0;
 
 	if (argc > 1)
 		return show(argv[1], argv[1], strstr(argv[1], "/xqp/") != NULL);
-	list = xqp_get_device_list(&n);
+	list = xqpv_get_device_list(&n);
 	if (!list) {
-		perror("xqp_get_device_list");
+		perror("xqpv_get_device_list");
 		return 1;
 	}
 	if (!n)
 		printf("no uverbs devices\n");
 	for (int i = 0; i < n; i++)
 		rc |= show(list[i]->dev_path, list[i]->name, list[i]->is_xqp);
-	xqp_free_device_list(list);
+	xqpv_free_device_list(list);
 	return rc;
 }

@@ -80,12 +80,12 @@ static long now_ms(void)
 /* ---- the verbs side ------------------------------------------------------ */
 
 struct dev {
-	struct xqp_context *ctx;
-	struct xqp_comp_channel *ch;
-	struct xqp_pd *pd;
-	struct xqp_cq *cq;
-	struct xqp_xrcd *xrcd;
-	struct xqp_mr *mr;
+	struct xqpv_context *ctx;
+	struct xqpv_comp_channel *ch;
+	struct xqpv_pd *pd;
+	struct xqpv_cq *cq;
+	struct xqpv_xrcd *xrcd;
+	struct xqpv_mr *mr;
 	unsigned char *buf;
 	size_t buf_len;
 	uint16_t lid;
@@ -93,16 +93,16 @@ struct dev {
 
 static void dev_open(struct dev *d, size_t buf_len, int cqe)
 {
-	struct xqp_xrcd_init_attr xa = {
-		.comp_mask = XQP_XRCD_INIT_ATTR_FD | XQP_XRCD_INIT_ATTR_OFLAGS, .fd = -1,
+	struct xqpv_xrcd_init_attr xa = {
+		.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS, .fd = -1,
 	};
-	struct xqp_port_attr pa;
+	struct xqpv_port_attr pa;
 
 	memset(d, 0, sizeof(*d));
-	d->ctx = xqp_open_device_path(opt.dev);
+	d->ctx = xqpv_open_device_path(opt.dev);
 	if (!d->ctx)
 		die("open %s: %s", opt.dev, strerror(errno));
-	if (xqp_query_port(d->ctx, 1, &pa))
+	if (xqpv_query_port(d->ctx, 1, &pa))
 		die("query port: %s", strerror(errno));
 	d->lid = pa.lid;
 	if (opt.file) {
@@ -111,132 +111,132 @@ static void dev_open(struct dev *d, size_t buf_len, int cqe)
 			die("open %s: %s", opt.file, strerror(errno));
 		xa.oflags = O_CREAT;
 	}
-	d->xrcd = xqp_open_xrcd(d->ctx, &xa);
+	d->xrcd = xqpv_open_xrcd(d->ctx, &xa);
 	if (!d->xrcd)
 		die("open XRC domain: %s", strerror(errno));
 	if (xa.fd >= 0)
 		close(xa.fd);
-	d->pd = xqp_alloc_pd(d->ctx);
+	d->pd = xqpv_alloc_pd(d->ctx);
 	if (!d->pd)
 		die("alloc PD: %s", strerror(errno));
 	if (opt.events) {
-		d->ch = xqp_create_comp_channel(d->ctx);
+		d->ch = xqpv_create_comp_channel(d->ctx);
 		if (!d->ch)
 			die("create completion channel: %s", strerror(errno));
 	}
-	d->cq = xqp_create_cq(d->ctx, cqe, NULL, d->ch, 0);
+	d->cq = xqpv_create_cq(d->ctx, cqe, NULL, d->ch, 0);
 	if (!d->cq)
 		die("create CQ: %s", strerror(errno));
-	if (opt.events && xqp_req_notify_cq(d->cq, 0))
+	if (opt.events && xqpv_req_notify_cq(d->cq, 0))
 		die("arm CQ: %s", strerror(errno));
 	if (posix_memalign((void **)&d->buf, 4096, buf_len))
 		die("out of memory");
 	memset(d->buf, 0, buf_len);
 	d->buf_len = buf_len;
-	d->mr = xqp_reg_mr(d->pd, d->buf, buf_len, XQP_ACCESS_LOCAL_WRITE);
+	d->mr = xqpv_reg_mr(d->pd, d->buf, buf_len, XQPV_ACCESS_LOCAL_WRITE);
 	if (!d->mr)
 		die("register %zu bytes: %s", buf_len, strerror(errno));
 }
 
-static struct xqp_srq *make_srq(struct dev *d)
+static struct xqpv_srq *make_srq(struct dev *d)
 {
-	struct xqp_srq_init_attr_ex a = {
+	struct xqpv_srq_init_attr_ex a = {
 		.attr = { .max_wr = (uint32_t)opt.rx_depth, .max_sge = 1 },
-		.comp_mask = XQP_SRQ_INIT_ATTR_TYPE | XQP_SRQ_INIT_ATTR_PD |
-			     XQP_SRQ_INIT_ATTR_XRCD | XQP_SRQ_INIT_ATTR_CQ,
-		.srq_type = XQP_SRQT_XRC, .pd = d->pd, .xrcd = d->xrcd, .cq = d->cq,
+		.comp_mask = XQPV_SRQ_INIT_ATTR_TYPE | XQPV_SRQ_INIT_ATTR_PD |
+			     XQPV_SRQ_INIT_ATTR_XRCD | XQPV_SRQ_INIT_ATTR_CQ,
+		.srq_type = XQPV_SRQT_XRC, .pd = d->pd, .xrcd = d->xrcd, .cq = d->cq,
 	};
-	struct xqp_srq *s = xqp_create_srq_ex(d->ctx, &a);
+	struct xqpv_srq *s = xqpv_create_srq_ex(d->ctx, &a);
 
 	if (!s)
 		die("create XRC SRQ: %s", strerror(errno));
 	return s;
 }
 
-static void post_srq(struct dev *d, struct xqp_srq *srq, uint64_t wr_id, unsigned char *at)
+static void post_srq(struct dev *d, struct xqpv_srq *srq, uint64_t wr_id, unsigned char *at)
 {
-	struct xqp_sge sge = { (uintptr_t)at, (uint32_t)opt.size, d->mr->lkey };
-	struct xqp_recv_wr w = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct xqpv_sge sge = { (uintptr_t)at, (uint32_t)opt.size, d->mr->lkey };
+	struct xqpv_recv_wr w = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	if (xqp_post_srq_recv(srq, &w, &bad))
+	if (xqpv_post_srq_recv(srq, &w, &bad))
 		die("post SRQ receive: %s", strerror(errno));
 }
 
-static struct xqp_qp *make_tgt(struct dev *d)
+static struct xqpv_qp *make_tgt(struct dev *d)
 {
-	struct xqp_qp_init_attr_ex a = {
-		.qp_type = XQP_QPT_XRC_RECV, .comp_mask = XQP_QP_INIT_ATTR_XRCD, .xrcd = d->xrcd,
+	struct xqpv_qp_init_attr_ex a = {
+		.qp_type = XQPV_QPT_XRC_RECV, .comp_mask = XQPV_QP_INIT_ATTR_XRCD, .xrcd = d->xrcd,
 	};
-	struct xqp_qp *q = xqp_create_qp_ex(d->ctx, &a);
+	struct xqpv_qp *q = xqpv_create_qp_ex(d->ctx, &a);
 
 	if (!q)
 		die("create XRC target QP: %s", strerror(errno));
 	return q;
 }
 
-static struct xqp_qp *make_ini(struct dev *d)
+static struct xqpv_qp *make_ini(struct dev *d)
 {
-	struct xqp_qp_init_attr_ex a = {
-		.qp_type = XQP_QPT_XRC_SEND, .comp_mask = XQP_QP_INIT_ATTR_PD, .pd = d->pd,
+	struct xqpv_qp_init_attr_ex a = {
+		.qp_type = XQPV_QPT_XRC_SEND, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = d->pd,
 		.send_cq = d->cq, .recv_cq = d->cq,
 		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
 	};
-	struct xqp_qp *q = xqp_create_qp_ex(d->ctx, &a);
+	struct xqpv_qp *q = xqpv_create_qp_ex(d->ctx, &a);
 
 	if (!q)
 		die("create XRC send QP: %s", strerror(errno));
 	return q;
 }
 
-static void to_rtr(struct xqp_qp *qp, uint16_t dlid, uint32_t dqpn, uint32_t psn)
+static void to_rtr(struct xqpv_qp *qp, uint16_t dlid, uint32_t dqpn, uint32_t psn)
 {
-	struct xqp_qp_attr a = { .qp_state = XQP_QPS_INIT, .port_num = 1 };
-	int mask = XQP_QP_STATE | XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN | XQP_QP_RQ_PSN;
+	struct xqpv_qp_attr a = { .qp_state = XQPV_QPS_INIT, .port_num = 1 };
+	int mask = XQPV_QP_STATE | XQPV_QP_AV | XQPV_QP_PATH_MTU | XQPV_QP_DEST_QPN | XQPV_QP_RQ_PSN;
 	int err;
 
-	if ((err = xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT |
-				 XQP_QP_ACCESS_FLAGS)))
+	if ((err = xqpv_modify_qp(qp, &a, XQPV_QP_STATE | XQPV_QP_PKEY_INDEX | XQPV_QP_PORT |
+				 XQPV_QP_ACCESS_FLAGS)))
 		die("QP %#x to INIT: %s", qp->qp_num, strerror(err));
 	memset(&a, 0, sizeof(a));
-	a.qp_state = XQP_QPS_RTR;
-	a.path_mtu = XQP_MTU_4096;
+	a.qp_state = XQPV_QPS_RTR;
+	a.path_mtu = XQPV_MTU_4096;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = psn;
 	a.ah_attr.dlid = dlid;
 	a.ah_attr.port_num = 1;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
-	if (qp->qp_type == XQP_QPT_XRC_RECV)
-		mask |= XQP_QP_MAX_DEST_RD_ATOMIC | XQP_QP_MIN_RNR_TIMER;
-	if ((err = xqp_modify_qp(qp, &a, mask)))
+	if (qp->qp_type == XQPV_QPT_XRC_RECV)
+		mask |= XQPV_QP_MAX_DEST_RD_ATOMIC | XQPV_QP_MIN_RNR_TIMER;
+	if ((err = xqpv_modify_qp(qp, &a, mask)))
 		die("QP %#x to RTR: %s", qp->qp_num, strerror(err));
 }
 
-static void to_rts(struct xqp_qp *qp, uint32_t psn)
+static void to_rts(struct xqpv_qp *qp, uint32_t psn)
 {
-	struct xqp_qp_attr a = { .qp_state = XQP_QPS_RTS, .sq_psn = psn, .timeout = 14,
+	struct xqpv_qp_attr a = { .qp_state = XQPV_QPS_RTS, .sq_psn = psn, .timeout = 14,
 				 .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1 };
-	int err = xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_SQ_PSN | XQP_QP_TIMEOUT |
-				XQP_QP_RETRY_CNT | XQP_QP_RNR_RETRY | XQP_QP_MAX_QP_RD_ATOMIC);
+	int err = xqpv_modify_qp(qp, &a, XQPV_QP_STATE | XQPV_QP_SQ_PSN | XQPV_QP_TIMEOUT |
+				XQPV_QP_RETRY_CNT | XQPV_QP_RNR_RETRY | XQPV_QP_MAX_QP_RD_ATOMIC);
 
 	if (err)
 		die("QP %#x to RTS: %s", qp->qp_num, strerror(err));
 }
 
 /* One completion within the timeout (busy polling, or events with -e). */
-static void next_wc(struct dev *d, struct xqp_wc *wc)
+static void next_wc(struct dev *d, struct xqpv_wc *wc)
 {
 	long end = now_ms() + opt.timeout_s * 1000L;
 
 	for (;;) {
-		int n = xqp_poll_cq(d->cq, 1, wc);
+		int n = xqpv_poll_cq(d->cq, 1, wc);
 
 		if (n < 0)
 			die("poll CQ: %s", strerror(-n));
 		if (n == 1) {
-			if (wc->status != XQP_WC_SUCCESS)
+			if (wc->status != XQPV_WC_SUCCESS)
 				die("completion of wr_id %#llx: %s (%d)",
-				    (unsigned long long)wc->wr_id, xqp_wc_status_str(wc->status),
+				    (unsigned long long)wc->wr_id, xqpv_wc_status_str(wc->status),
 				    (int)wc->status);
 			return;
 		}
@@ -244,17 +244,17 @@ static void next_wc(struct dev *d, struct xqp_wc *wc)
 			die("no completion within %d s (peer gone?)", opt.timeout_s);
 		if (opt.events) {
 			struct pollfd p = { .fd = d->ch->fd, .events = POLLIN };
-			struct xqp_cq *cq;
+			struct xqpv_cq *cq;
 			void *ctx;
 
 			n = poll(&p, 1, 100);
 			if (n < 0 && errno != EINTR)
 				die("poll completion channel: %s", strerror(errno));
 			if (n > 0) {
-				if (xqp_get_cq_event(d->ch, &cq, &ctx))
+				if (xqpv_get_cq_event(d->ch, &cq, &ctx))
 					die("get CQ event: %s", strerror(errno));
-				xqp_ack_cq_events(cq, 1);
-				if (xqp_req_notify_cq(cq, 0))
+				xqpv_ack_cq_events(cq, 1);
+				if (xqpv_req_notify_cq(cq, 0))
 					die("arm CQ: %s", strerror(errno));
 			}
 		}
@@ -287,15 +287,15 @@ static void check_msg(const unsigned char *p, uint32_t iter, uint32_t who, uint3
 			die("message %u: byte %d is wrong", iter, i);
 }
 
-static void send_msg(struct dev *d, struct xqp_qp *ini, uint32_t srqn, unsigned char *at,
+static void send_msg(struct dev *d, struct xqpv_qp *ini, uint32_t srqn, unsigned char *at,
 		     uint64_t wr_id)
 {
-	struct xqp_sge sge = { (uintptr_t)at, (uint32_t)opt.size, d->mr->lkey };
-	struct xqp_send_wr w = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-				 .opcode = XQP_WR_SEND, .send_flags = XQP_SEND_SIGNALED }, *bad;
+	struct xqpv_sge sge = { (uintptr_t)at, (uint32_t)opt.size, d->mr->lkey };
+	struct xqpv_send_wr w = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED }, *bad;
 
 	w.qp_type.xrc.remote_srqn = srqn;
-	if (xqp_post_send(ini, &w, &bad))
+	if (xqpv_post_send(ini, &w, &bad))
 		die("post send: %s", strerror(errno));
 }
 
@@ -421,7 +421,7 @@ static unsigned char *reply_buf(struct dev *d, int nclients, int i)
 	return d->buf + (size_t)opt.size * (size_t)(nclients * opt.rx_depth + i);
 }
 
-static void reply(struct dev *d, struct xqp_qp *ini, uint32_t srqn, unsigned char *buf,
+static void reply(struct dev *d, struct xqpv_qp *ini, uint32_t srqn, unsigned char *buf,
 		  uint32_t iter, int i)
 {
 	fill_msg(buf, iter, (uint32_t)i + 100);
@@ -431,8 +431,8 @@ static void reply(struct dev *d, struct xqp_qp *ini, uint32_t srqn, unsigned cha
 static void run_server(void)
 {
 	struct dev d;
-	struct xqp_srq *srq[MAX_CLIENTS];
-	struct xqp_qp *tgt[MAX_CLIENTS], *ini[MAX_CLIENTS];
+	struct xqpv_srq *srq[MAX_CLIENTS];
+	struct xqpv_qp *tgt[MAX_CLIENTS], *ini[MAX_CLIENTS];
 	struct info peer[MAX_CLIENTS];
 	uint32_t extra_for[MAX_CLIENTS] = { 0 }, extra_srqn[MAX_CLIENTS] = { 0 };
 	int busy[MAX_CLIENTS] = { 0 }, pending[MAX_CLIENTS] = { 0 };
@@ -515,11 +515,11 @@ static void run_server(void)
 	/* echo every message back to the client it came from; a client's
 	 * reply buffer is reused only after its last reply's completion */
 	while (finished < nclients || busy_any(busy, nclients)) {
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 		int i, k;
 
 		next_wc(&d, &wc);
-		if (!(wc.opcode & XQP_WC_RECV)) {
+		if (!(wc.opcode & XQPV_WC_RECV)) {
 			i = (int)(wc.wr_id & 0xff);
 			busy[i] = 0;
 			if (pending[i]) {
@@ -553,11 +553,11 @@ static void run_server(void)
 	print_results("server", now_us() - t0,
 		      2LL * opt.size * opt.iters * nclients, opt.iters * nclients);
 	for (int i = 0; i < nclients; i++) {
-		xqp_destroy_qp(ini[i]);
-		xqp_destroy_qp(tgt[i]);
-		xqp_destroy_srq(srq[i]);
+		xqpv_destroy_qp(ini[i]);
+		xqpv_destroy_qp(tgt[i]);
+		xqpv_destroy_srq(srq[i]);
 	}
-	xqp_close_device(d.ctx);
+	xqpv_close_device(d.ctx);
 }
 
 /* ---- client -------------------------------------------------------------------- */
@@ -565,8 +565,8 @@ static void run_server(void)
 static void run_client(void)
 {
 	struct dev d;
-	struct xqp_srq *srq;
-	struct xqp_qp *tgt, *ini;
+	struct xqpv_srq *srq;
+	struct xqpv_qp *tgt, *ini;
 	struct info s;
 	char line[128];
 	unsigned int lid;
@@ -600,14 +600,14 @@ static void run_client(void)
 	t0 = now_us();
 	for (int it = 0; it < opt.iters; it++) {
 		unsigned char *out = d.buf + slot * (size_t)opt.rx_depth;
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 
 		fill_msg(out, (uint32_t)it, who);
 		send_msg(&d, ini, s.srqn, out, 1ULL << 40);
 		/* the send's completion and the reply, in either order */
 		for (int got = 0; got < 2; got++) {
 			next_wc(&d, &wc);
-			if (!(wc.opcode & XQP_WC_RECV))
+			if (!(wc.opcode & XQPV_WC_RECV))
 				continue;
 			if (wc.qp_num != tgt->qp_num)
 				die("reply on QP %#x, not my target QP", wc.qp_num);
@@ -621,10 +621,10 @@ static void run_client(void)
 		}
 	}
 	print_results("client", now_us() - t0, 2LL * opt.size * opt.iters, opt.iters);
-	xqp_destroy_qp(ini);
-	xqp_destroy_qp(tgt);
-	xqp_destroy_srq(srq);
-	xqp_close_device(d.ctx);
+	xqpv_destroy_qp(ini);
+	xqpv_destroy_qp(tgt);
+	xqpv_destroy_srq(srq);
+	xqpv_close_device(d.ctx);
 }
 
 /* ---- opener: shares the server's target QP -------------------------------------- */
@@ -632,12 +632,12 @@ static void run_client(void)
 static void run_opener(void)
 {
 	struct dev d;
-	struct xqp_qp_open_attr oa = {
-		.comp_mask = XQP_QP_OPEN_ATTR_NUM | XQP_QP_OPEN_ATTR_XRCD | XQP_QP_OPEN_ATTR_TYPE,
-		.qp_num = opt.open_qpn, .qp_type = XQP_QPT_XRC_RECV,
+	struct xqpv_qp_open_attr oa = {
+		.comp_mask = XQPV_QP_OPEN_ATTR_NUM | XQPV_QP_OPEN_ATTR_XRCD | XQPV_QP_OPEN_ATTR_TYPE,
+		.qp_num = opt.open_qpn, .qp_type = XQPV_QPT_XRC_RECV,
 	};
-	struct xqp_srq *srq;
-	struct xqp_qp *h;
+	struct xqpv_srq *srq;
+	struct xqpv_qp *h;
 	size_t slot = (size_t)opt.size;
 	char line[32];
 	long t0 = 0;
@@ -647,7 +647,7 @@ static void run_opener(void)
 		die("-o needs -f FILE: the server's XRC domain");
 	dev_open(&d, slot * (size_t)opt.rx_depth, opt.rx_depth + 8);
 	oa.xrcd = d.xrcd;
-	h = xqp_open_qp(d.ctx, &oa);
+	h = xqpv_open_qp(d.ctx, &oa);
 	if (!h)
 		die("open target QP %#x: %s", opt.open_qpn, strerror(errno));
 	srq = make_srq(&d);
@@ -660,7 +660,7 @@ static void run_opener(void)
 	recv_line(fd, line, sizeof(line));
 	close(fd);
 	while (got < opt.iters) {
-		struct xqp_wc wc;
+		struct xqpv_wc wc;
 
 		next_wc(&d, &wc);
 		if (!got)
@@ -673,9 +673,9 @@ static void run_opener(void)
 	}
 	printf("opener: %d messages through the shared target QP, all checked\n", got);
 	print_results("opener", now_us() - t0, (long long)opt.size * got, got);
-	xqp_destroy_qp(h);
-	xqp_destroy_srq(srq);
-	xqp_close_device(d.ctx);
+	xqpv_destroy_qp(h);
+	xqpv_destroy_srq(srq);
+	xqpv_close_device(d.ctx);
 }
 
 static void usage(void)
