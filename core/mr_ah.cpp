@@ -97,7 +97,7 @@ extern "C" struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
 	if (xqp_check_mr_access(access) || !mem || !mem->length ||
 	    iova + mem->length < iova)
 		return err_ptr<xqp_mr>(-XQP_EINVAL);
-	auto *mr = new (Gfp::kernel()) xqp_mr;
+	auto *mr = new (Gfp::account()) xqp_mr;
 	if (!mr)
 		return err_ptr<xqp_mr>(-XQP_ENOMEM);
 	int ret = dev->ops->reg_mr(dev->drv, pd->drv, mem, iova, access, &mr->drv,
@@ -131,7 +131,7 @@ extern "C" struct xqp_mr *xqp_reg_kernel_mr(struct xqp_pd *pd, void *addr,
 {
 	if (!addr || !length)
 		return err_ptr<xqp_mr>(-XQP_EINVAL);
-	auto *km = new (Gfp::kernel()) KernelMem;
+	auto *km = new (Gfp::account()) KernelMem;
 	if (!km)
 		return err_ptr<xqp_mr>(-XQP_ENOMEM);
 	km->mem.ops = &kernel_mem_ops;
@@ -202,7 +202,7 @@ extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
 		return err_ptr<xqp_ah>(-XQP_EOPNOTSUPP);
 	if (attr->port_num < 1 || attr->port_num > dev->phys_port_cnt)
 		return err_ptr<xqp_ah>(-XQP_EINVAL);
-	auto *ah = new (Gfp::kernel()) xqp_ah;
+	auto *ah = new (Gfp::account()) xqp_ah;
 	if (!ah)
 		return err_ptr<xqp_ah>(-XQP_ENOMEM);
 	ah->dev = dev;

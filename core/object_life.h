@@ -26,7 +26,7 @@ T *make_tracked(xqp_device *dev, Op xqp_device_ops::*op, RcuList xqp_device_obje
 		return err_ptr<T>(-XQP_EIO);
 	if (!(dev->ops->*op))
 		return err_ptr<T>(-XQP_EOPNOTSUPP);
-	T *obj = new (Gfp::kernel()) T;
+	T *obj = new (Gfp::account()) T;
 	if (!obj)
 		return err_ptr<T>(-XQP_ENOMEM);
 	obj->dev = dev;

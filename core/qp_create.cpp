@@ -65,7 +65,7 @@ static int check_attr(xqp_device *dev, xqp_pd *pd, const xqp_qp_init_attr *attr)
 static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 {
 	bool tgt = attr->qp_type == XQP_QPT_XRC_TGT;
-	RealQp *qp = new (Gfp::kernel()) RealQp;
+	RealQp *qp = new (Gfp::account()) RealQp;
 	if (!qp)
 		return err_ptr<RealQp>(-XQP_ENOMEM);
 

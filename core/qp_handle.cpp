@@ -6,7 +6,7 @@ namespace xqp {
 
 Handle *Handle::create(RealQp *real, xqp_event_handler_t handler, void *context)
 {
-	Handle *h = new (Gfp::kernel()) Handle;
+	Handle *h = new (Gfp::account()) Handle;
 	if (!h)
 		return nullptr;
 	h->base.kind = xqp_qp::Kind::handle;

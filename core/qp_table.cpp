@@ -38,7 +38,7 @@ RealQp **QpTable::slot_for(u32 qp_num, bool create, int *err)
 	if (!mid) {
 		if (!create)
 			return nullptr;
-		Mid *m = new (Gfp::kernel()) Mid;
+		Mid *m = new (Gfp::account()) Mid;
 		if (!m) {
 			*err = -XQP_ENOMEM;
 			return nullptr;
@@ -50,7 +50,7 @@ RealQp **QpTable::slot_for(u32 qp_num, bool create, int *err)
 	if (!leaf) {
 		if (!create)
 			return nullptr;
-		Leaf *l = new (Gfp::kernel()) Leaf;
+		Leaf *l = new (Gfp::account()) Leaf;
 		if (!l) {
 			*err = -XQP_ENOMEM;
 			return nullptr;

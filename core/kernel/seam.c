@@ -23,7 +23,9 @@
 
 const xqp_gfp_t XQP_GFP_KERNEL = (__force xqp_gfp_t)GFP_KERNEL;
 const xqp_gfp_t XQP_GFP_ATOMIC = (__force xqp_gfp_t)GFP_ATOMIC;
+const xqp_gfp_t XQP_GFP_KERNEL_ACCOUNT = (__force xqp_gfp_t)GFP_KERNEL_ACCOUNT;
 EXPORT_SYMBOL_GPL(XQP_GFP_KERNEL);
+EXPORT_SYMBOL_GPL(XQP_GFP_KERNEL_ACCOUNT);
 EXPORT_SYMBOL_GPL(XQP_GFP_ATOMIC);
 
 static_assert(sizeof(struct xqp_spinlock) >= sizeof(spinlock_t));

@@ -17,10 +17,15 @@ using u32 = xqp_u32;
 using u64 = xqp_u64;
 using size_t = xqp_size_t;
 
-/* An explicit allocation context: `new (Gfp::kernel()) T(...)`. */
+/*
+ * An explicit allocation context: `new (Gfp::account()) T(...)` for what a
+ * verb creates (charged to the caller's memory cgroup), Gfp::kernel() for
+ * the device itself.
+ */
 struct Gfp {
 	xqp_gfp_t flags;
 	static Gfp kernel() { return Gfp{XQP_GFP_KERNEL}; }
+	static Gfp account() { return Gfp{XQP_GFP_KERNEL_ACCOUNT}; }
 	static Gfp atomic() { return Gfp{XQP_GFP_ATOMIC}; }
 };
 

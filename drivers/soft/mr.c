@@ -42,7 +42,7 @@ int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
 		return err;
 	if (!soft_owns(soft, drv_pd))
 		return -XQP_EINVAL;
-	mr = xqp_zalloc(sizeof(*mr), XQP_GFP_KERNEL);
+	mr = xqp_zalloc(sizeof(*mr), XQP_GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -XQP_ENOMEM;
 	mr->obj.soft = soft;

@@ -277,7 +277,7 @@ int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 		if (err != -XQP_EAGAIN)
 			break;
 		if (!leaf) {
-			leaf = xqp_zalloc(sizeof(*leaf), XQP_GFP_KERNEL);
+			leaf = xqp_zalloc(sizeof(*leaf), XQP_GFP_KERNEL_ACCOUNT);
 			if (!leaf)
 				return -XQP_ENOMEM;
 		}
@@ -343,7 +343,7 @@ static void *soft_obj_new(struct xqp_soft *soft, xqp_size_t size,
 	unsigned long flags;
 	int err = 0;
 
-	obj = xqp_zalloc(size, XQP_GFP_KERNEL);
+	obj = xqp_zalloc(size, XQP_GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return xqp_err_ptr(-XQP_ENOMEM);
 
@@ -682,7 +682,7 @@ static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
 	if (err)
 		return err;
 
-	srq = xqp_zalloc(sizeof(*srq), XQP_GFP_KERNEL);
+	srq = xqp_zalloc(sizeof(*srq), XQP_GFP_KERNEL_ACCOUNT);
 	if (!srq)
 		return -XQP_ENOMEM;
 	srq->obj.soft = soft;
@@ -772,7 +772,7 @@ static int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	if (err)
 		return err;
 
-	qp = xqp_zalloc(sizeof(*qp), XQP_GFP_KERNEL);
+	qp = xqp_zalloc(sizeof(*qp), XQP_GFP_KERNEL_ACCOUNT);
 	if (!qp)
 		return -XQP_ENOMEM;
 	qp->obj.soft = soft;

@@ -87,16 +87,16 @@ int soft_qp_queues_init(struct xqp_soft *soft, struct soft_qp *qp)
 	if (!soft_qp_has_sq(qp))
 		return 0;
 	err = -XQP_ENOMEM;
-	qp->cur = xqp_zalloc(swqe, XQP_GFP_KERNEL);
+	qp->cur = xqp_zalloc(swqe, XQP_GFP_KERNEL_ACCOUNT);
 	if (!qp->cur)
 		goto err_rq;
-	qp->rscratch = xqp_zalloc(soft_rwqe_size(rsge), XQP_GFP_KERNEL);
+	qp->rscratch = xqp_zalloc(soft_rwqe_size(rsge), XQP_GFP_KERNEL_ACCOUNT);
 	if (!qp->rscratch)
 		goto err_cur;
-	qp->lseg = xqp_zalloc((cap->max_send_sge + 1) * sizeof(*qp->lseg), XQP_GFP_KERNEL);
+	qp->lseg = xqp_zalloc((cap->max_send_sge + 1) * sizeof(*qp->lseg), XQP_GFP_KERNEL_ACCOUNT);
 	if (!qp->lseg)
 		goto err_rscratch;
-	qp->rseg = xqp_zalloc((rsge + 1) * sizeof(*qp->rseg), XQP_GFP_KERNEL);
+	qp->rseg = xqp_zalloc((rsge + 1) * sizeof(*qp->rseg), XQP_GFP_KERNEL_ACCOUNT);
 	if (!qp->rseg)
 		goto err_lseg;
 	soft_exec_init(qp);

@@ -260,7 +260,7 @@ int xqp_cmd_query_qp(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL_ACCOUNT);
 	if (!attr)
 		return -ENOMEM;
 	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_QP, req.qp_handle, XQP_LOOKUP_READ);
@@ -363,7 +363,7 @@ int xqp_cmd_modify_qp(struct xqp_cmd *cmd)
 		return -EOPNOTSUPP;
 	/* reserved is not looked at, as Linux */
 
-	attr = kzalloc(2 * sizeof(*attr), GFP_KERNEL);
+	attr = kzalloc(2 * sizeof(*attr), GFP_KERNEL_ACCOUNT);
 	if (!attr)
 		return -ENOMEM;
 	cur = attr + 1;

@@ -62,7 +62,7 @@ static int xrcd_insert(struct xqp_uverbs_device *udev, struct inode *inode,
 		else
 			return -EEXIST;
 	}
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	e->inode = igrab(inode);

@@ -42,7 +42,7 @@ struct xqp_uverbs_event {
 
 struct xqp_uverbs_event_file *xqp_event_file_alloc(void)
 {
-	struct xqp_uverbs_event_file *ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	struct xqp_uverbs_event_file *ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 
 	if (!ev)
 		return NULL;

@@ -362,7 +362,7 @@ static int xqp_uverbs_open(struct inode *inode, struct file *filp)
 		ret = -EIO;
 		goto err;
 	}
-	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
 	if (!file) {
 		ret = -ENOMEM;
 		goto err;

@@ -63,7 +63,8 @@ struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
 	uobj->type = type;
 	uobj->ufile = cmd->ufile;
 	INIT_LIST_HEAD(&uobj->list);
-	ret = xa_alloc(&cmd->ufile->idr, &uobj->id, NULL, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc(&cmd->ufile->idr, &uobj->id, NULL, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(uobj);
 		return ERR_PTR(ret);

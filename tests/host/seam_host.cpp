@@ -32,6 +32,7 @@
 
 const xqp_gfp_t XQP_GFP_KERNEL = 0xcc0;
 const xqp_gfp_t XQP_GFP_ATOMIC = 0x820;
+const xqp_gfp_t XQP_GFP_KERNEL_ACCOUNT = 0x400cc0;
 
 namespace {
 
@@ -227,7 +228,7 @@ extern "C" {
 
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
 {
-	if (gfp == XQP_GFP_KERNEL)
+	if (gfp == XQP_GFP_KERNEL || gfp == XQP_GFP_KERNEL_ACCOUNT)
 		check_may_sleep("GFP_KERNEL allocation in atomic context");
 	else if (gfp != XQP_GFP_ATOMIC)
 		die("allocation with an unknown gfp");

@@ -20,6 +20,9 @@ XQP_EXTERN_C_BEGIN
 /* ---- memory ----------------------------------------------------------- */
 typedef unsigned int xqp_gfp_t;
 extern const xqp_gfp_t XQP_GFP_KERNEL;	/* may sleep */
+/* May sleep; charged to the calling task's memory cgroup: every object a verb
+ * creates (what a user's file causes; a kernel thread charges no group). */
+extern const xqp_gfp_t XQP_GFP_KERNEL_ACCOUNT;
 extern const xqp_gfp_t XQP_GFP_ATOMIC;	/* never sleeps */
 
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp);
