@@ -6,6 +6,7 @@
  * the seam (drivers/soft).
  */
 #include <linux/bug.h>
+#include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -49,29 +50,58 @@ static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 	[XQP_LOCK_SOFT_CQ] = "xqp_soft_cq",
 };
 
+/*
+ * Live allocations made through the seam (the core's objects and the soft
+ * device's): debugfs xqp/allocations, read by the kill -9 rounds
+ * (scripts/kill-rounds) to see every object gone after a round.
+ */
+static atomic_long_t xqp_live_allocs = ATOMIC_LONG_INIT(0);
+
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
 {
-	return kzalloc(size, (__force gfp_t)gfp);
+	void *p = kzalloc(size, (__force gfp_t)gfp);
+
+	if (p)
+		atomic_long_inc(&xqp_live_allocs);
+	return p;
 }
 EXPORT_SYMBOL_GPL(xqp_zalloc);
 
 void xqp_free(void *p)
 {
+	if (p)
+		atomic_long_dec(&xqp_live_allocs);
 	kfree(p);
 }
 EXPORT_SYMBOL_GPL(xqp_free);
 
 void *xqp_kvzalloc(xqp_size_t size)
 {
-	return kvzalloc(size, GFP_KERNEL_ACCOUNT);
+	void *p = kvzalloc(size, GFP_KERNEL_ACCOUNT);
+
+	if (p)
+		atomic_long_inc(&xqp_live_allocs);
+	return p;
 }
 EXPORT_SYMBOL_GPL(xqp_kvzalloc);
 
 void xqp_kvfree(void *p)
 {
+	if (p)
+		atomic_long_dec(&xqp_live_allocs);
 	kvfree(p);
 }
 EXPORT_SYMBOL_GPL(xqp_kvfree);
+
+static int xqp_live_allocs_get(void *data, u64 *val)
+{
+	*val = atomic_long_read(&xqp_live_allocs);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(xqp_live_allocs_fops, xqp_live_allocs_get, NULL, "%llu\n");
+
+/* debugfs xqp/ (an error pointer without debugfs: no file, nothing else lost). */
+static struct dentry *xqp_debugfs_root;
 
 void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls)
 {
@@ -275,11 +305,17 @@ EXPORT_SYMBOL_GPL(xqp_work_flush_all);
 int xqp_seam_init(void)
 {
 	xqp_wq = alloc_workqueue("xqp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return xqp_wq ? 0 : -ENOMEM;
+	if (!xqp_wq)
+		return -ENOMEM;
+	xqp_debugfs_root = debugfs_create_dir("xqp", NULL);
+	debugfs_create_file_unsafe("allocations", 0400, xqp_debugfs_root, NULL,
+				   &xqp_live_allocs_fops);
+	return 0;
 }
 
 void xqp_seam_exit(void)
 {
+	debugfs_remove(xqp_debugfs_root);
 	destroy_workqueue(xqp_wq);
 }
 

@@ -15,11 +15,15 @@
  * modify_qp, query_qp, destroy_qp, reg_mr, dereg_mr. Errors: EINVAL for
  * malformed input, an unknown op or an ERRNO past 4095; EFAULT. This is how
  * the acceptance suite makes the driver refuse a destroy from userspace.
+ * Beside it, counts (read only) gives the device's live driver objects of
+ * each kind, one "kind N" a line (pd cq xrcd srq qp mr): scripts/kill-rounds
+ * reads it after each round.
  */
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -96,6 +100,18 @@ static const struct file_operations soft_inject_fops = {
 	.llseek = noop_llseek,
 };
 
+/* counts (read only): the device's live driver objects, one "kind N" a line. */
+static int soft_counts_show(struct seq_file *m, void *unused)
+{
+	struct xqp_soft_counts c;
+
+	xqp_soft_counts(m->private, &c);
+	seq_printf(m, "pd %u\ncq %u\nxrcd %u\nsrq %u\nqp %u\nmr %u\n",
+		   c.pd, c.cq, c.xrcd, c.srq, c.qp, c.mr);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(soft_counts);
+
 /* Failures are not fatal: without debugfs the hook is simply absent. */
 static void soft_debugfs_add(struct xqp_soft *soft, const char *name)
 {
@@ -105,6 +121,7 @@ static void soft_debugfs_add(struct xqp_soft *soft, const char *name)
 		return;
 	dir = debugfs_create_dir(name, soft_debugfs_root);
 	debugfs_create_file("inject", 0200, dir, soft, &soft_inject_fops);
+	debugfs_create_file("counts", 0400, dir, soft, &soft_counts_fops);
 }
 
 static void xqp_destroy_softs(unsigned int n)
