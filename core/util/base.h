@@ -46,15 +46,6 @@ struct Pinned {
 	Pinned &operator=(const Pinned &) = delete;
 };
 
-template <typename T> struct RemoveRef { using type = T; };
-template <typename T> struct RemoveRef<T &> { using type = T; };
-template <typename T> struct RemoveRef<T &&> { using type = T; };
-
-template <typename T> constexpr typename RemoveRef<T>::type &&move(T &&t)
-{
-	return static_cast<typename RemoveRef<T>::type &&>(t);
-}
-
 /*
  * The integer a C caller stored in an enum field, whatever its value. C lets
  * any int live there; loading it as the C++ enum type is undefined outside
@@ -75,24 +66,6 @@ template <typename T> inline T *err_ptr(int err)
 {
 	return static_cast<T *>(xqp_err_ptr(err));
 }
-
-/* Runs a rollback action at scope exit unless dismissed. */
-template <typename F> class [[nodiscard]] ScopeGuard {
-public:
-	explicit ScopeGuard(F f) : f_(move(f)) {}
-	~ScopeGuard()
-	{
-		if (armed_)
-			f_();
-	}
-	void dismiss() { armed_ = false; }
-	ScopeGuard(const ScopeGuard &) = delete;
-	ScopeGuard &operator=(const ScopeGuard &) = delete;
-
-private:
-	F f_;
-	bool armed_ = true;
-};
 
 } // namespace xqp
 
