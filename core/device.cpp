@@ -10,11 +10,12 @@ void xqp_device::put()
 		delete this;
 }
 
-void xqp_device::track(ListNode *n, RcuList xqp_device_objects::*list)
+u32 xqp_device::track(ListNode *n, RcuList xqp_device_objects::*list)
 {
 	auto objs = objects.lock();
 	((*objs).*list).add_head(n);
 	objs->count++;
+	return ++objs->last_res_id;
 }
 
 void xqp_device::untrack(ListNode *n)

@@ -41,6 +41,7 @@ struct xqp_qp {
 struct xqp_device_objects {
 	xqp::RcuList pds, cqs, srqs, xrcds, qps, mrs, ahs, strays;
 	xqp::u32 count;
+	xqp::u32 last_res_id;	/* res.cpp: ids given by track(), increasing */
 };
 
 struct xqp_device : xqp::Allocated, xqp::Pinned {
@@ -57,7 +58,8 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	bool alive() const { return !dead.load(); }
 	void get() { refs.inc(); }
 	void put();
-	void track(xqp::ListNode *n, xqp::RcuList xqp_device_objects::*list);
+	/* Returns the object's resource id (res.h): device-unique, increasing. */
+	xqp::u32 track(xqp::ListNode *n, xqp::RcuList xqp_device_objects::*list);
 	void untrack(xqp::ListNode *n);
 };
 
@@ -66,6 +68,8 @@ struct xqp_pd : xqp::Allocated, xqp::Pinned {
 	void *drv;
 	xqp::Atomic<xqp::u32> usecnt;
 	xqp::ListNode dev_node;
+	xqp::u32 res_id;			/* from track() */
+	void *res_owner;		/* res.cpp, atomically */
 };
 
 struct xqp_cq : xqp::Allocated, xqp::Pinned {
@@ -77,6 +81,8 @@ struct xqp_cq : xqp::Allocated, xqp::Pinned {
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;
 	xqp::ListNode dev_node;
+	xqp::u32 res_id;			/* from track() */
+	void *res_owner;		/* res.cpp, atomically */
 };
 
 struct xqp_srq : xqp::Allocated, xqp::Pinned {
@@ -91,6 +97,8 @@ struct xqp_srq : xqp::Allocated, xqp::Pinned {
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;
 	xqp::ListNode dev_node;
+	xqp::u32 res_id;			/* from track() */
+	void *res_owner;		/* res.cpp, atomically */
 };
 
 struct xqp_xrcd : xqp::Allocated, xqp::Pinned {
@@ -100,6 +108,9 @@ struct xqp_xrcd : xqp::Allocated, xqp::Pinned {
 	xqp::Atomic<xqp::u32> usecnt;
 	xqp::Mutex<xqp::QpTable> table{XQP_LOCK_XRCD};
 	xqp::ListNode dev_node;
+	xqp::u32 res_id;			/* from track() */
+	void *res_owner;		/* res.cpp, atomically */
+	xqp::u64 res_ino;		/* res.cpp, atomically */
 };
 
 /* A memory region: the driver's MR over memory the MR owns from then on. */
@@ -111,6 +122,8 @@ struct xqp_mr : xqp::Allocated, xqp::Pinned {
 	xqp::u32 lkey;
 	xqp::u32 rkey;
 	xqp::ListNode dev_node;
+	xqp::u32 res_id;			/* from track() */
+	void *res_owner;		/* res.cpp, atomically */
 };
 
 /*
@@ -151,8 +164,10 @@ struct RealQp : Allocated, Pinned {
 	xqp_event_handler_t handler;	/* non-XRC_TGT only */
 	void *context;
 	void *uobj;
+	const char *caller;	/* the kernel module that created it, or null */
 	SpinLock<QpShared> shared{XQP_LOCK_QP};
 	ListNode dev_node;	/* non-XRC_TGT: on the device's list; a stray: on strays */
+	u32 res_id;		/* non-XRC_TGT: from track() */
 	xqp_rcu_head rcu;
 
 	static RealQp *from(xqp_qp *qp) { return reinterpret_cast<RealQp *>(qp); }

@@ -179,7 +179,6 @@ extern "C" struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_
 					     const char *caller)
 {
 	(void)udata;	/* the soft device takes no private data */
-	(void)caller;
 	if (!dev->alive())
 		return err_ptr<xqp_qp>(-XQP_EIO);
 	int ret = check_attr(dev, pd, attr);
@@ -189,6 +188,7 @@ extern "C" struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_
 	RealQp *qp = create_real(dev, pd, attr);
 	if (xqp_is_err(qp))
 		return reinterpret_cast<xqp_qp *>(qp);
+	qp->caller = caller;
 
 	if (qp->is_xrc_tgt()) {
 		xqp_qp *h = publish_xrc_tgt(qp, attr, uobj);
@@ -198,6 +198,6 @@ extern "C" struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_
 	}
 	qp->uobj = uobj;
 	qp_uses(qp, true);
-	dev->track(&qp->dev_node, &xqp_device_objects::qps);
+	qp->res_id = dev->track(&qp->dev_node, &xqp_device_objects::qps);
 	return qp->c();
 }

@@ -34,6 +34,8 @@ public:
 	int insert(u32 qp_num, RealQp *qp);
 	/* Writer only: empties a slot that holds @qp. */
 	void erase(u32 qp_num, RealQp *qp);
+	/* RCU read side or writer: the QP of the lowest number >= @from, or null. */
+	RealQp *next_from(u32 from) const;
 	/* Writer only: number of stored QPs. */
 	u32 count() const { return count_; }
 	/* Writer only: calls f(RealQp *) for every stored QP, in qp_num order. */
