@@ -54,6 +54,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 		goto err_uevent;
 	}
 	uobj->object = cq;
+	xqp_cq_set_res_owner(cq, uobj);
 
 	memset(&resp, 0, sizeof(resp));
 	resp.cq_handle = uobj->id;

@@ -175,6 +175,7 @@ int xqp_cmd_alloc_pd(struct xqp_cmd *cmd)
 		goto err;
 	}
 	uobj->object = pd;
+	xqp_pd_set_res_owner(pd, uobj);
 
 	memset(&resp, 0, sizeof(resp));
 	resp.pd_handle = uobj->id;

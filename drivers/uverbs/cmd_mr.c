@@ -96,6 +96,7 @@ int xqp_cmd_reg_mr(struct xqp_cmd *cmd)
 		goto err;
 	}
 	uobj->object = mr;
+	xqp_mr_set_res_owner(mr, uobj);
 
 	memset(&resp, 0, sizeof(resp));
 	resp.mr_handle = uobj->id;

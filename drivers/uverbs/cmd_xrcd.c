@@ -142,11 +142,14 @@ int xqp_cmd_open_xrcd(struct xqp_cmd *cmd)
 	}
 	atomic_set(&uxrcd->refcnt, 0);
 	uobj->object = xrcd;
+	if (new_xrcd)
+		xqp_xrcd_set_res_owner(xrcd, uobj);
 	if (inode) {
 		if (new_xrcd) {
 			ret = xrcd_insert(udev, inode, xrcd);
 			if (ret)
 				goto err_dealloc;
+			xqp_xrcd_set_res_inode(xrcd, inode->i_ino);
 		}
 		xqp_xrcd_get_user(xrcd);
 		uxrcd->inode = inode;
@@ -190,6 +193,8 @@ int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd)
 		 */
 		xqp_xrcd_put_user(xrcd);
 		if (xqp_xrcd_usecnt(xrcd)) {
+			/* it lives on for the others: this handle owns it no more */
+			xqp_xrcd_clear_res_owner(xrcd, &uxrcd->uobj);
 			mutex_unlock(&udev->xrcd_tree_mutex);
 			return 0;
 		}
@@ -291,6 +296,7 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 		goto err_put_cq;
 	}
 	uobj->object = srq;
+	xqp_srq_set_res_owner(srq, uobj);
 	if (cq_uobj)
 		xqp_uobj_put(cq_uobj, XQP_LOOKUP_READ);
 	if (xrcd_uobj)

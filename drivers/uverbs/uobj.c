@@ -13,6 +13,8 @@
  * it is created or destroyed. Objects are freed an RCU grace period after
  * their last reference, so a lookup under rcu_read_lock() is safe.
  */
+#include <linux/cred.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "uverbs.h"
@@ -62,6 +64,9 @@ struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
 	atomic_set(&uobj->usecnt, -1);
 	uobj->type = type;
 	uobj->ufile = cmd->ufile;
+	uobj->owner_pid = task_tgid_nr(current);
+	uobj->owner_uid = current_euid();
+	get_task_comm(uobj->owner_comm, current);
 	INIT_LIST_HEAD(&uobj->list);
 	ret = xa_alloc(&cmd->ufile->idr, &uobj->id, NULL, xa_limit_32b,
 		       GFP_KERNEL_ACCOUNT);

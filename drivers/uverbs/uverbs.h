@@ -27,14 +27,17 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_user_verbs.h>
 
 #include "xqp/driver.h"
+#include "xqp/res.h"
 #include "compat.h"
 
 /* Linux's values (include/rdma/ib_verbs.h), used on the wire. */
@@ -131,6 +134,10 @@ struct xqp_uobj {
 	void *object;			/* the xqp object; NULL once destroyed */
 	struct list_head list;		/* ufile->uobjects once committed */
 	struct rcu_head rcu;
+	/* The creating process, as rdma_restrack records it (nl_res.c). */
+	pid_t owner_pid;		/* its tgid, in the initial pid namespace */
+	kuid_t owner_uid;		/* its effective uid */
+	char owner_comm[TASK_COMM_LEN];
 };
 
 /* Objects that report async events to the file's event fd. */
