@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
+#include "uverbs/nl_res.h"
 #include "uverbs/uverbs.h"
 #include "xqp/seam.h"
 
@@ -24,12 +25,20 @@ static int __init xqp_init(void)
 		xqp_seam_exit();
 		return ret;
 	}
+	ret = xqp_nl_res_init();
+	if (ret) {
+		pr_err("xqp: xqp_res netlink family: error %d\n", ret);
+		xqp_uverbs_exit();
+		xqp_seam_exit();
+		return ret;
+	}
 	pr_info("xqp: core loaded\n");
 	return 0;
 }
 
 static void __exit xqp_exit(void)
 {
+	xqp_nl_res_exit();
 	xqp_uverbs_exit();
 	xqp_seam_exit();
 	/* Handles, QPs and uverbs objects are freed by RCU callbacks in here. */
