@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xqp-fuzz: a coverage-guided fuzzer of /dev/xqp/uverbsN, run in the guest.
+ *
+ * A program is a sequence of fixed-size ops (struct fz_op). An op names the
+ * actor (process) that runs it, the uverbs file it uses and a command; its
+ * argument bytes are resolved against what earlier responses returned
+ * (handles, QP and SRQ numbers, keys), so almost every byte string is a
+ * meaningful program and mutations keep their meaning. The manager process
+ * never touches the device: each program runs in a fresh executor process
+ * (actor 0), which forks the other actors on demand. Coverage comes from
+ * KCOV, one buffer per actor, filtered to xqp's modules.
+ */
+#ifndef XQP_FUZZ_H
+#define XQP_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FZ_ARGS		13
+struct fz_op {
+	uint8_t actor;		/* % FZ_ACTORS */
+	uint8_t kind;		/* % FZ_OP_COUNT */
+	uint8_t file;		/* % FZ_FILES; bit 7: fail the next allocation(s) */
+	uint8_t a[FZ_ARGS];
+};
+
+#define FZ_MAX_OPS	64
+struct fz_prog {
+	int n;
+	struct fz_op op[FZ_MAX_OPS];
+};
+
+#define FZ_ACTORS	4
+#define FZ_FILES	3
+
+enum fz_kind {
+	FZ_OPEN, FZ_CLOSE, FZ_GET_CONTEXT, FZ_QUERY_DEVICE, FZ_QUERY_PORT,
+	FZ_ALLOC_PD, FZ_DEALLOC_PD, FZ_CREATE_AH, FZ_DESTROY_AH,
+	FZ_REG_MR, FZ_DEREG_MR, FZ_CREATE_COMP_CHANNEL, FZ_CREATE_CQ,
+	FZ_RESIZE_CQ, FZ_DESTROY_CQ, FZ_POLL_CQ, FZ_REQ_NOTIFY_CQ,
+	FZ_CREATE_QP, FZ_QUERY_QP, FZ_MODIFY_QP, FZ_DESTROY_QP,
+	FZ_POST_SEND, FZ_POST_RECV, FZ_POST_SRQ_RECV,
+	FZ_CREATE_SRQ, FZ_CREATE_XSRQ, FZ_MODIFY_SRQ, FZ_QUERY_SRQ, FZ_DESTROY_SRQ,
+	FZ_OPEN_XRCD, FZ_CLOSE_XRCD, FZ_OPEN_QP,
+	FZ_READ_ASYNC, FZ_READ_COMP, FZ_CLOSE_AUX, FZ_RAISE_EVENT, FZ_INJECT,
+	FZ_RAW, FZ_FORK, FZ_KILL, FZ_RACE,
+	FZ_OP_COUNT
+};
+extern const char *const fz_kind_name[FZ_OP_COUNT];
+
+/* ---- random numbers (xorshift64*, seeded) -------------------------------- */
+uint64_t fz_rand(void);
+void fz_srand(uint64_t seed);
+static inline uint32_t fz_below(uint32_t n) { return n ? (uint32_t)(fz_rand() % n) : 0; }
+
+/* ---- programs (prog.c) ----------------------------------------------------- */
+void fz_generate(struct fz_prog *p, int nops);
+void fz_mutate(struct fz_prog *p, const struct fz_prog *other);
+/* bytes <-> program: a whole number of ops, at most FZ_MAX_OPS */
+size_t fz_encode(const struct fz_prog *p, uint8_t *buf, size_t cap);
+int fz_decode(struct fz_prog *p, const uint8_t *buf, size_t len);
+int fz_load_file(struct fz_prog *p, const char *path);
+
+/* ---- coverage (cover.c) ---------------------------------------------------- */
+int fz_cover_init(const char *sections_file);	/* 0, or -1: no KCOV */
+int fz_cover_available(void);
+void fz_cover_enable(int slot);			/* in actor `slot`, before its ops */
+void fz_cover_reset(void);			/* manager, before a program */
+/* manager, after a program: PCs of xqp's modules seen; returns how many are new */
+int fz_cover_collect(void);
+void fz_cover_report(void);			/* prints FUZZ-COV lines */
+long fz_cover_distinct(void);
+
+/* ---- execution (exec.c) ---------------------------------------------------- */
+struct fz_shared;	/* what the actors publish for each other */
+int fz_exec_init(void);
+/* runs the program in a fresh executor; returns 0, or -1 on a hang (killed) */
+int fz_exec(const struct fz_prog *p, long *commands);
+
+#endif

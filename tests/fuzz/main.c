@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xqp-fuzz, the manager: generates and mutates programs, runs each in a
+ * fresh executor (exec.c), keeps those that reach new coverage of xqp's
+ * modules (cover.c) and reads the kernel log (/dev/kmsg) after every
+ * program. It never opens the device itself, so an oops in a command kills
+ * an executor, not the manager, which then reports the program.
+ *
+ *   xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]
+ *                 [--sections FILE] [--corpus DIR]
+ *   xqp-fuzz replay FILE...
+ *
+ * Output (stdout, one write per line; scripts/fuzz reads it off the console):
+ *   FUZZ-NEW HEX            a program that reached new coverage (the corpus)
+ *   FUZZ-CRASH KIND HEX     the program after which the kernel log had a
+ *                           splat (KIND splat) or that hung (KIND hang)
+ *   FUZZ-SPLAT LINE         the log line that matched
+ *   FUZZ-STATS key=value... progress every 30 s and once at the end
+ *   FUZZ-COV MOD SEC OFFS   the PCs reached, as offsets into each section
+ *   FUZZ-REPLAY PASS|FAIL FILE
+ * Exit status: 0, 1 on a splat or hang, 2 on usage errors.
+ * XQP_FUZZ_VERBOSE=1 prints every op and its result (for reproducers).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+
+extern int fz_verbose;
+
+static const char *const splat_patterns[] = {
+	"BUG:", "kernel BUG at", "WARNING:", "KASAN:", "UBSAN:",
+	"possible circular locking", "possible recursive locking",
+	"inconsistent lock state", "suspicious RCU usage", "unreferenced object",
+	"Oops", "Kernel panic", "general protection fault", "Call Trace:",
+	"sleeping function called from invalid context", "detected stall",
+	"blocked for more than",
+};
+
+static int kmsg_fd = -1;
+static char splat_line[512];
+
+static void kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+	else
+		fprintf(stderr, "xqp-fuzz: /dev/kmsg: %s (the console is still scanned)\n",
+			strerror(errno));
+}
+
+/* 1 if the kernel logged a splat since the last call */
+static int kmsg_splat(void)
+{
+	char rec[2048];
+	int found = 0;
+
+	if (kmsg_fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		const char *msg;
+		size_t i;
+
+		if (n < 0) {
+			if (errno == EPIPE)	/* overwritten records: go on */
+				continue;
+			break;
+		}
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		for (i = 0; i < sizeof(splat_patterns) / sizeof(splat_patterns[0]); i++) {
+			if (strstr(msg, splat_patterns[i])) {
+				if (!found) {
+					snprintf(splat_line, sizeof(splat_line), "%.500s", msg);
+					splat_line[strcspn(splat_line, "\n")] = 0;
+				}
+				found = 1;
+			}
+		}
+	}
+	return found;
+}
+
+static void print_prog(const char *tag, const struct fz_prog *p)
+{
+	uint8_t buf[FZ_MAX_OPS * sizeof(struct fz_op)];
+	size_t len = fz_encode(p, buf, sizeof(buf)), i;
+	char *line = malloc(strlen(tag) + 2 * len + 3), *o;
+
+	if (!line)
+		return;
+	o = line + sprintf(line, "%s ", tag);
+	for (i = 0; i < len; i++)
+		o += sprintf(o, "%02x", buf[i]);
+	*o++ = '\n';
+	(void)!write(1, line, (size_t)(o - line));
+	free(line);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+#define MAX_CORPUS 8192
+static struct fz_prog *corpus;
+static int ncorpus;
+static long programs, commands, hangs;
+
+static void stats(const char *when, double t0)
+{
+	char line[256];
+	int k = snprintf(line, sizeof(line),
+			 "FUZZ-STATS %s seconds=%.0f programs=%ld commands=%ld corpus=%d pcs=%ld hangs=%ld\n",
+			 when, now() - t0, programs, commands, ncorpus, fz_cover_distinct(), hangs);
+
+	(void)!write(1, line, (size_t)k);
+}
+
+/* runs p; 1 if it must stop the fuzzer (a splat or a hang) */
+static int run_one(const struct fz_prog *p, int *fresh)
+{
+	int hung;
+
+	fz_cover_reset();
+	hung = fz_exec(p, &commands) < 0;
+	programs++;
+	*fresh = fz_cover_collect();
+	if (kmsg_splat()) {
+		print_prog("FUZZ-CRASH splat", p);
+		printf("FUZZ-SPLAT %s\n", splat_line);
+		fflush(stdout);
+		return 1;
+	}
+	if (hung) {
+		hangs++;
+		print_prog("FUZZ-CRASH hang", p);
+		fflush(stdout);
+		return 1;
+	}
+	return 0;
+}
+
+static void keep(const struct fz_prog *p)
+{
+	if (ncorpus < MAX_CORPUS)
+		corpus[ncorpus++] = *p;
+	else
+		corpus[fz_below(MAX_CORPUS)] = *p;
+}
+
+static int load_corpus(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int loaded = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[512];
+		struct fz_prog p;
+		int fresh;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (fz_load_file(&p, path))
+			continue;
+		if (run_one(&p, &fresh))
+			return -1;
+		/* without coverage, every entry stays a seed */
+		if (fresh || !fz_cover_available())
+			keep(&p);
+		loaded++;
+	}
+	closedir(d);
+	printf("xqp-fuzz: corpus %s: %d programs run, %d kept\n", dir, loaded, ncorpus);
+	return 0;
+}
+
+static int fuzz(uint64_t seed, long max_programs, double duration, const char *corpus_dir)
+{
+	double t0 = now(), last = t0;
+	struct fz_prog p;
+	int fresh;
+
+	corpus = calloc(MAX_CORPUS, sizeof(*corpus));
+	if (!corpus)
+		return 2;
+	fz_srand(seed);
+	if (corpus_dir && load_corpus(corpus_dir))
+		goto crashed;
+	while ((!max_programs || programs < max_programs) && (!duration || now() - t0 < duration)) {
+		if (!ncorpus || fz_below(8) == 0) {
+			fz_generate(&p, 4 + (int)fz_below(44));
+		} else {
+			p = corpus[fz_below((uint32_t)ncorpus)];
+			fz_mutate(&p, &corpus[fz_below((uint32_t)ncorpus)]);
+		}
+		if (run_one(&p, &fresh))
+			goto crashed;
+		if (fresh) {
+			keep(&p);
+			print_prog("FUZZ-NEW", &p);
+		}
+		if (now() - last >= 30) {
+			last = now();
+			stats("progress", t0);
+		}
+	}
+	stats("final", t0);
+	fz_cover_report();
+	return 0;
+crashed:
+	stats("final", t0);
+	fz_cover_report();
+	return 1;
+}
+
+static int replay(int argc, char **argv)
+{
+	int i, failed = 0, fresh;
+
+	for (i = 0; i < argc; i++) {
+		struct fz_prog p;
+
+		if (fz_load_file(&p, argv[i])) {
+			printf("FUZZ-REPLAY FAIL %s: unreadable or empty\n", argv[i]);
+			failed++;
+			continue;
+		}
+		if (run_one(&p, &fresh)) {
+			printf("FUZZ-REPLAY FAIL %s: %s\n", argv[i],
+			       splat_line[0] ? splat_line : "hang");
+			failed++;
+			splat_line[0] = 0;
+		} else {
+			printf("FUZZ-REPLAY PASS %s (%d ops)\n", argv[i], p.n);
+		}
+		fflush(stdout);
+	}
+	return failed ? 1 : 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]"
+			" [--sections FILE] [--corpus DIR]\n"
+			"       xqp-fuzz replay [--sections FILE] FILE...\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sections = NULL, *corpus_dir = NULL, *v = getenv("XQP_FUZZ_VERBOSE");
+	uint64_t seed = 1;
+	long max_programs = 0;
+	double duration = 0;
+	int i, replaying;
+
+	if (argc < 2)
+		return usage();
+	replaying = !strcmp(argv[1], "replay");
+	if (!replaying && strcmp(argv[1], "fuzz"))
+		return usage();
+	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		if (i + 1 >= argc)
+			return usage();
+		if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--programs"))
+			max_programs = strtol(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--duration"))
+			duration = strtod(argv[i + 1], NULL);
+		else if (!strcmp(argv[i], "--sections"))
+			sections = argv[i + 1];
+		else if (!strcmp(argv[i], "--corpus"))
+			corpus_dir = argv[i + 1];
+		else
+			return usage();
+	}
+	fz_verbose = v && *v == '1';
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* actors orphaned by a killed executor come back to us to be reaped */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (fz_exec_init()) {
+		fprintf(stderr, "xqp-fuzz: setup failed\n");
+		return 2;
+	}
+	if (fz_cover_init(sections))
+		printf("xqp-fuzz: no KCOV: programs run without coverage feedback\n");
+	kmsg_open();
+	if (replaying)
+		return replay(argc - i, argv + i);
+	if (i != argc)
+		return usage();
+	return fuzz(seed, max_programs, duration, corpus_dir);
+}
