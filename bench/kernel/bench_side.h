@@ -10,7 +10,10 @@
  *   int bks_destroy(void *h);
  *   int bks_raise(struct bk_dev *d, u32 qpn);
  *
- * and gets static functions bkt_*, for its struct bk_side (BK_SIDE_LOOPS).
+ * and BKT(name), which names the side's copy of each function (so that
+ * the two copies have distinct symbols: a tracer or profiler tells them
+ * apart), and gets static functions BKT(*) for its struct bk_side
+ * (BK_SIDE_LOOPS).
  * Every loop offers a scheduling point every 256 iterations (the same on
  * both sides) and checks every return value.
  */
@@ -32,7 +35,7 @@ static struct bk_hctx bkt_quiet;
 			cond_resched();	\
 	} while (0)
 
-static inline int bkt_open_close_one(struct bk_dev *d, u32 qpn)
+static inline int BKT(open_close_one)(struct bk_dev *d, u32 qpn)
 {
 	void *h = bks_open(d, qpn, &bkt_quiet);
 
@@ -41,14 +44,14 @@ static inline int bkt_open_close_one(struct bk_dev *d, u32 qpn)
 	return bks_close(h);
 }
 
-static int bkt_loop_open_close(struct bk_dev *d, u32 qpn, u32 n, u64 *ns)
+static int BKT(loop_open_close)(struct bk_dev *d, u32 qpn, u32 n, u64 *ns)
 {
 	u64 t0 = ktime_get_ns();
 	int err;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		err = bkt_open_close_one(d, qpn);
+		err = BKT(open_close_one)(d, qpn);
 		if (err)
 			return err;
 		BKT_YIELD(i);
@@ -62,7 +65,7 @@ static int bkt_loop_open_close(struct bk_dev *d, u32 qpn, u32 n, u64 *ns)
  * on QPs far apart in the number space (and in memory), not on one hot path
  * of the lookup structure.
  */
-static int bkt_loop_open_close_walk(struct bk_dev *d, const u32 *qpns, u32 nq,
+static int BKT(loop_open_close_walk)(struct bk_dev *d, const u32 *qpns, u32 nq,
 				    u32 n, u64 *ns)
 {
 	u32 step = BK_WALK_STRIDE % nq, k = 0, i;
@@ -70,7 +73,7 @@ static int bkt_loop_open_close_walk(struct bk_dev *d, const u32 *qpns, u32 nq,
 	int err;
 
 	for (i = 0; i < n; i++) {
-		err = bkt_open_close_one(d, qpns[k]);
+		err = BKT(open_close_one)(d, qpns[k]);
 		if (err)
 			return err;
 		k += step;
@@ -82,7 +85,7 @@ static int bkt_loop_open_close_walk(struct bk_dev *d, const u32 *qpns, u32 nq,
 	return 0;
 }
 
-static int bkt_loop_create_destroy(struct bk_dev *d, u32 n, u64 *ns)
+static int BKT(loop_create_destroy)(struct bk_dev *d, u32 n, u64 *ns)
 {
 	u64 t0 = ktime_get_ns();
 	void *h;
@@ -102,7 +105,7 @@ static int bkt_loop_create_destroy(struct bk_dev *d, u32 n, u64 *ns)
 	return 0;
 }
 
-static int bkt_loop_raise(struct bk_dev *d, u32 qpn, u32 n, u64 *ns)
+static int BKT(loop_raise)(struct bk_dev *d, u32 qpn, u32 n, u64 *ns)
 {
 	u64 t0 = ktime_get_ns();
 	int err;
@@ -119,7 +122,7 @@ static int bkt_loop_raise(struct bk_dev *d, u32 qpn, u32 n, u64 *ns)
 	return 0;
 }
 
-static int bkt_sample_open_close(struct bk_dev *d, u32 qpn, u32 n, u32 *lat,
+static int BKT(sample_open_close)(struct bk_dev *d, u32 qpn, u32 n, u32 *lat,
 				 const bool *abort)
 {
 	u64 t0, dt;
@@ -128,7 +131,7 @@ static int bkt_sample_open_close(struct bk_dev *d, u32 qpn, u32 n, u32 *lat,
 
 	for (i = 0; i < n; i++) {
 		t0 = ktime_get_ns();
-		err = bkt_open_close_one(d, qpn);
+		err = BKT(open_close_one)(d, qpn);
 		dt = ktime_get_ns() - t0;
 		if (err)
 			return err;
@@ -140,7 +143,7 @@ static int bkt_sample_open_close(struct bk_dev *d, u32 qpn, u32 n, u32 *lat,
 	return 0;
 }
 
-static int bkt_populate(struct bk_dev *d, u32 *qpns, u32 nq, u32 *made)
+static int BKT(populate)(struct bk_dev *d, u32 *qpns, u32 nq, u32 *made)
 {
 	void *h;
 	u32 i;
@@ -164,7 +167,7 @@ static int bkt_populate(struct bk_dev *d, u32 *qpns, u32 nq, u32 *made)
 	return 0;
 }
 
-static int bkt_depopulate(struct bk_dev *d, const u32 *qpns, u32 nq)
+static int BKT(depopulate)(struct bk_dev *d, const u32 *qpns, u32 nq)
 {
 	int err, first = 0;
 	void *h;
@@ -181,12 +184,12 @@ static int bkt_depopulate(struct bk_dev *d, const u32 *qpns, u32 nq)
 }
 
 #define BK_SIDE_LOOPS						\
-	.loop_open_close = bkt_loop_open_close,			\
-	.loop_open_close_walk = bkt_loop_open_close_walk,	\
-	.loop_create_destroy = bkt_loop_create_destroy,		\
-	.loop_raise = bkt_loop_raise,				\
-	.sample_open_close = bkt_sample_open_close,		\
-	.populate = bkt_populate,				\
-	.depopulate = bkt_depopulate
+	.loop_open_close = BKT(loop_open_close),			\
+	.loop_open_close_walk = BKT(loop_open_close_walk),	\
+	.loop_create_destroy = BKT(loop_create_destroy),		\
+	.loop_raise = BKT(loop_raise),				\
+	.sample_open_close = BKT(sample_open_close),		\
+	.populate = BKT(populate),				\
+	.depopulate = BKT(depopulate)
 
 #endif /* XQP_BENCH_SIDE_H */

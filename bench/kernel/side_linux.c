@@ -79,6 +79,7 @@ static inline int bks_raise(struct bk_dev *d, u32 qpn)
 	return xqp_refdev_raise_qp_event(d->ref, qpn, IB_EVENT_COMM_EST);
 }
 
+#define BKT(name) linux_bkt_##name
 #include "bench_side.h"
 
 static struct bk_dev *lb_dev_create(void)

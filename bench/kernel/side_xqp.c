@@ -66,6 +66,7 @@ static inline int bks_raise(struct bk_dev *d, u32 qpn)
 	return xqp_soft_raise_qp_event(d->soft, qpn, XQP_EVENT_COMM_EST);
 }
 
+#define BKT(name) xqp_bkt_##name
 #include "bench_side.h"
 
 static struct bk_dev *xb_dev_create(void)
