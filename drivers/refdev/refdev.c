@@ -6,7 +6,8 @@
  *
  * It mirrors drivers/soft where a driver has a say, so that every difference
  * a differential test sees comes from the cores, not from the drivers:
- *  - the same limits, capability checks and granted capabilities (rxe's
+ *  - the same limits, capability checks and granted capabilities, and the
+ *    same attribute checks: both take them from drivers/rules/ (rxe's
  *    rules: 2^k - 1 WRs, a send WQE holds its SGEs or its inline data);
  *  - QP numbers of 24 bits from 2 up, handed out by a cursor that wraps, so
  *    a freed number comes back late;
@@ -43,7 +44,6 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -52,31 +52,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "refdev.h"
+#include "rules/qp_attr.h"
 
-#define REFDEV_PORT_CNT		1
-#define REFDEV_GID_TBL_LEN	1
-#define REFDEV_SGE_SIZE		16	/* sizeof(struct ib_sge) */
-#define REFDEV_VENDOR_ID	0xffffff
 #define REFDEV_GUID_BASE	0x0258515200000000ULL	/* 02:"XQR":... */
-#define REFDEV_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
-#define REFDEV_NUM_MASK		0xffffffU
 
-/* The soft device's defaults (xqp_soft_default_limits), which follow rxe. */
-#define REFDEV_MAX_QP		((1U << 24) - 2)
-#define REFDEV_MAX_QP_WR	16384
-#define REFDEV_MAX_SGE		32
-#define REFDEV_MAX_INLINE	256
-#define REFDEV_MAX_CQ		(1U << 20)
-#define REFDEV_MAX_CQE		65536
-#define REFDEV_MAX_PD		(1U << 20)
-#define REFDEV_MAX_XRCD		(1U << 20)
-#define REFDEV_MAX_SRQ		(1U << 20)
-#define REFDEV_MAX_SRQ_WR	16384
-#define REFDEV_MAX_SRQ_SGE	27
-#define REFDEV_MAX_QP_RD_ATOM	128
-#define REFDEV_MAX_QP_INIT_RD_ATOM 128
-#define REFDEV_MAX_PKEYS	64
+/* The soft device's limits: the shared rules' defaults (rules/limits.h). */
+static const struct xqp_rules_limits refdev_lim = XQP_RULES_DEFAULT_LIMITS;
 
 enum refdev_kind {
 	REFDEV_UCONTEXT,
@@ -88,14 +69,24 @@ enum refdev_kind {
 	REFDEV_KINDS
 };
 
-static const u32 refdev_max[REFDEV_KINDS] = {
-	[REFDEV_UCONTEXT] = U32_MAX,
-	[REFDEV_PD] = REFDEV_MAX_PD,
-	[REFDEV_CQ] = REFDEV_MAX_CQ,
-	[REFDEV_XRCD] = REFDEV_MAX_XRCD,
-	[REFDEV_SRQ] = REFDEV_MAX_SRQ,
-	[REFDEV_QP] = REFDEV_MAX_QP,
-};
+/* How many objects of @kind the device may have at once. */
+static u32 refdev_max(enum refdev_kind kind)
+{
+	switch (kind) {
+	case REFDEV_PD:
+		return refdev_lim.max_pd;
+	case REFDEV_CQ:
+		return refdev_lim.max_cq;
+	case REFDEV_XRCD:
+		return refdev_lim.max_xrcd;
+	case REFDEV_SRQ:
+		return refdev_lim.max_srq;
+	case REFDEV_QP:
+		return refdev_lim.max_qp;
+	default:
+		return U32_MAX;
+	}
+}
 
 struct refdev_inject {
 	atomic_t countdown;		/* fires when it drops to 0 */
@@ -207,7 +198,7 @@ EXPORT_SYMBOL_GPL(xqp_refdev_op_calls);
 /* Counts a new object of @kind; -ENOMEM past the device's limit. */
 static int refdev_get(struct xqp_refdev *ref, enum refdev_kind kind)
 {
-	if ((u32)atomic_inc_return(&ref->count[kind]) > refdev_max[kind]) {
+	if ((u32)atomic_inc_return(&ref->count[kind]) > refdev_max(kind)) {
 		atomic_dec(&ref->count[kind]);
 		return -ENOMEM;
 	}
@@ -238,31 +229,17 @@ static int refdev_query_device(struct ib_device *ibdev, struct ib_device_attr *a
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
-	memset(attr, 0, sizeof(*attr));
-	attr->fw_ver = 1;
-	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = ~0ULL;
-	attr->page_size_cap = 0xfffff000;
-	attr->vendor_id = REFDEV_VENDOR_ID;
-	attr->max_qp = REFDEV_MAX_QP;
-	attr->max_qp_wr = REFDEV_MAX_QP_WR;
-	attr->device_cap_flags = IB_DEVICE_XRC;
-	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
-	attr->max_send_sge = REFDEV_MAX_SGE;
-	attr->max_recv_sge = REFDEV_MAX_SGE;
-	attr->max_sge_rd = REFDEV_MAX_SGE;
-	attr->max_cq = REFDEV_MAX_CQ;
-	attr->max_cqe = REFDEV_MAX_CQE;
-	attr->max_pd = REFDEV_MAX_PD;
-	attr->max_qp_rd_atom = REFDEV_MAX_QP_RD_ATOM;
-	attr->max_qp_init_rd_atom = REFDEV_MAX_QP_INIT_RD_ATOM;
-	attr->max_res_rd_atom = REFDEV_MAX_QP_RD_ATOM * 64;
-	attr->atomic_cap = IB_ATOMIC_HCA;
-	attr->max_srq = REFDEV_MAX_SRQ;
-	attr->max_srq_wr = REFDEV_MAX_SRQ_WR;
-	attr->max_srq_sge = REFDEV_MAX_SRQ_SGE;
-	attr->max_pkeys = REFDEV_MAX_PKEYS;
-	attr->local_ca_ack_delay = 15;
+	*attr = (struct ib_device_attr) {
+		XQP_RULES_DEVICE_ATTRS(&refdev_lim),
+		.fw_ver			= 1,
+		.sys_image_guid		= ibdev->node_guid,
+		.device_cap_flags	= IB_DEVICE_XRC,
+		.kernel_cap_flags	= IBK_LOCAL_DMA_LKEY,
+		.max_sge_rd		= refdev_lim.max_sge,
+		.max_res_rd_atom	= refdev_lim.max_qp_rd_atom * 64,
+		.atomic_cap		= IB_ATOMIC_HCA,
+		.local_ca_ack_delay	= 15,
+	};
 	return 0;
 }
 
@@ -274,9 +251,9 @@ static int refdev_query_port(struct ib_device *ibdev, u32 port,
 	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = IB_MTU_4096;
-	attr->gid_tbl_len = REFDEV_GID_TBL_LEN;
-	attr->pkey_tbl_len = REFDEV_MAX_PKEYS;
-	attr->max_msg_sz = 0x800000;
+	attr->gid_tbl_len = XQP_RULES_GID_TBL_LEN;
+	attr->pkey_tbl_len = refdev_lim.max_pkeys;
+	attr->max_msg_sz = XQP_RULES_MAX_MSG_SZ;
 	attr->lid = 1;
 	attr->sm_lid = 1;
 	attr->max_vl_num = 1;
@@ -288,8 +265,8 @@ static int refdev_query_port(struct ib_device *ibdev, u32 port,
 static int refdev_get_port_immutable(struct ib_device *ibdev, u32 port,
 				     struct ib_port_immutable *immutable)
 {
-	immutable->pkey_tbl_len = REFDEV_MAX_PKEYS;
-	immutable->gid_tbl_len = REFDEV_GID_TBL_LEN;
+	immutable->pkey_tbl_len = refdev_lim.max_pkeys;
+	immutable->gid_tbl_len = XQP_RULES_GID_TBL_LEN;
 	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
 	/* No MAD support, so no MAD size: ib_core refuses anything else. */
 	immutable->max_mad_size = 0;
@@ -298,7 +275,7 @@ static int refdev_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 static int refdev_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 {
-	if (index >= REFDEV_MAX_PKEYS)
+	if (index >= refdev_lim.max_pkeys)
 		return -EINVAL;
 	*pkey = index == 0 ? 0xffff : 0;
 	return 0;
@@ -307,7 +284,7 @@ static int refdev_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *
 static int refdev_query_gid(struct ib_device *ibdev, u32 port, int index,
 			    union ib_gid *gid)
 {
-	if (index < 0 || index >= REFDEV_GID_TBL_LEN)
+	if (index < 0 || index >= XQP_RULES_GID_TBL_LEN)
 		return -EINVAL;
 	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
 	gid->global.interface_id = ibdev->node_guid;
@@ -380,7 +357,7 @@ static int refdev_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr
 		return err;
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe > REFDEV_MAX_CQE)
+	if (!xqp_rules_cqe_ok(&refdev_lim, attr->cqe))
 		return -EINVAL;
 	err = refdev_get(ref, REFDEV_CQ);
 	if (err)
@@ -408,47 +385,6 @@ static int refdev_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
 	return 0;
 }
 
-/* ---- capabilities (the soft device's rules) ------------------------------ */
-
-/* A queue of @req WRs, sized like rxe's rings (2^k - 1 >= @req) up to @max. */
-static u32 refdev_grant_wr(u32 req, u32 max)
-{
-	u64 slots;
-
-	if (!req)
-		return 0;
-	slots = (u64)rounddown_pow_of_two(req) << 1;	/* > req */
-	return (u32)min_t(u64, slots - 1, max);
-}
-
-/*
- * Checks requested QP capabilities against the limits (-EINVAL) and rewrites
- * @cap to what is granted, never less than requested. With an SRQ the
- * receive capabilities are not the QP's and are left alone.
- */
-static int refdev_grant_qp_cap(struct ib_qp_cap *cap, bool has_srq)
-{
-	u64 wqe;
-
-	if (cap->max_send_wr > REFDEV_MAX_QP_WR ||
-	    cap->max_send_sge > REFDEV_MAX_SGE ||
-	    cap->max_inline_data > REFDEV_MAX_INLINE)
-		return -EINVAL;
-	if (!has_srq && (cap->max_recv_wr > REFDEV_MAX_QP_WR ||
-			 cap->max_recv_sge > REFDEV_MAX_SGE))
-		return -EINVAL;
-
-	/* A send WQE holds its SGEs or its inline data, whichever is larger. */
-	wqe = max_t(u64, (u64)cap->max_send_sge * REFDEV_SGE_SIZE,
-		    cap->max_inline_data);
-	cap->max_send_wr = refdev_grant_wr(cap->max_send_wr, REFDEV_MAX_QP_WR);
-	cap->max_send_sge = (u32)min_t(u64, wqe / REFDEV_SGE_SIZE, REFDEV_MAX_SGE);
-	cap->max_inline_data = (u32)min_t(u64, wqe, REFDEV_MAX_INLINE);
-	if (!has_srq)
-		cap->max_recv_wr = refdev_grant_wr(cap->max_recv_wr, REFDEV_MAX_QP_WR);
-	return 0;
-}
-
 /* ---- SRQ ------------------------------------------------------------------ */
 
 static int refdev_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -472,15 +408,14 @@ static int refdev_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (attr->max_wr < 1 || attr->max_wr > REFDEV_MAX_SRQ_WR ||
-	    attr->max_sge > REFDEV_MAX_SRQ_SGE)
+	if (!xqp_rules_srq_ok(&refdev_lim, attr->max_wr, attr->max_sge))
 		return -EINVAL;
 
 	err = refdev_get(ref, REFDEV_SRQ);
 	if (err)
 		return err;
 	if (init->srq_type == IB_SRQT_XRC) {
-		err = ida_alloc_range(&ref->srqns, 1, REFDEV_NUM_MASK, GFP_KERNEL);
+		err = ida_alloc_range(&ref->srqns, 1, XQP_RULES_NUM_MASK, GFP_KERNEL);
 		if (err < 0) {
 			refdev_put(ref, REFDEV_SRQ);
 			return err;
@@ -488,9 +423,7 @@ static int refdev_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init
 		srq->srq_num = err;
 		ibsrq->ext.xrc.srq_num = err;
 	}
-	attr->max_wr = refdev_grant_wr(attr->max_wr, REFDEV_MAX_SRQ_WR);
-	if (attr->max_sge < 1)
-		attr->max_sge = 1;
+	xqp_rules_grant_srq(&refdev_lim, &attr->max_wr, &attr->max_sge);
 	srq->attr = *attr;
 	if (srq->srq_num) {	/* reachable for raise_srq_event */
 		err = xa_err(xa_store_irq(&ref->srqs, srq->srq_num, srq, GFP_KERNEL));
@@ -533,20 +466,6 @@ static int refdev_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 /* ---- QP ------------------------------------------------------------------- */
 
-static bool refdev_qp_type_ok(enum ib_qp_type type)
-{
-	switch (type) {
-	case IB_QPT_RC:
-	case IB_QPT_UC:
-	case IB_QPT_UD:
-	case IB_QPT_XRC_INI:
-	case IB_QPT_XRC_TGT:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static int refdev_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			    struct ib_udata *udata)
 {
@@ -560,12 +479,12 @@ static int refdev_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = refdev_enter(ref, XQP_REFDEV_OP_CREATE_QP);
 	if (err)
 		return err;
-	if (!refdev_qp_type_ok(init->qp_type) || init->create_flags)
+	if (!XQP_RULES_QP_TYPE_OK(IB_QPT_, init->qp_type) || init->create_flags)
 		return -EOPNOTSUPP;
 	/* ib_core takes init->xrcd's usecnt after this returns: it must exist. */
 	if (init->qp_type == IB_QPT_XRC_TGT && !init->xrcd)
 		return -EINVAL;
-	err = refdev_grant_qp_cap(&cap, has_srq);
+	err = XQP_RULES_GRANT_QP_CAP(&refdev_lim, &cap, has_srq);
 	if (err)
 		return err;
 
@@ -593,47 +512,15 @@ static int refdev_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 }
 
-/* The attribute checks that do not depend on the state (rxe_qp_chk_attr). */
+/* The attribute checks that do not depend on the state (rules/qp_attr.h). */
 static int refdev_check_qp_attr(struct refdev_qp *qp, const struct ib_qp_attr *attr,
 				int mask, struct ib_qp_cap *cap)
 {
-	if ((mask & IB_QP_PORT) && !rdma_is_port_valid(qp->ibqp.device, attr->port_num))
+	if (XQP_RULES_QP_ATTR_BAD(IB_QP_, attr, mask, &refdev_lim))
 		return -EINVAL;
-	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= REFDEV_MAX_PKEYS)
-		return -EINVAL;
-	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~REFDEV_ACCESS_SUPPORTED))
-		return -EINVAL;
-	if ((mask & IB_QP_PATH_MTU) &&
-	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
-		return -EINVAL;
-	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
-		return -EINVAL;
-	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
-		return -EINVAL;
-	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
-		return -EINVAL;
-	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
-		return -EINVAL;
-	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > REFDEV_MAX_QP_INIT_RD_ATOM)
-		return -EINVAL;
-	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	    attr->max_dest_rd_atomic > REFDEV_MAX_QP_RD_ATOM)
-		return -EINVAL;
-	if ((mask & IB_QP_PATH_MIG_STATE) && attr->path_mig_state > IB_MIG_ARMED)
-		return -EINVAL;
-	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > REFDEV_NUM_MASK)
-		return -EINVAL;
-	if (mask & IB_QP_ALT_PATH) {
-		if (!rdma_is_port_valid(qp->ibqp.device, attr->alt_port_num) ||
-		    attr->alt_pkey_index >= REFDEV_MAX_PKEYS ||
-		    attr->alt_timeout > 31)
-			return -EINVAL;
-	}
 	if (mask & IB_QP_CAP) {
 		*cap = attr->cap;
-		return refdev_grant_qp_cap(cap, qp->has_srq);
+		return XQP_RULES_GRANT_QP_CAP(&refdev_lim, cap, qp->has_srq);
 	}
 	return 0;
 }
@@ -645,56 +532,13 @@ static void refdev_keep_ah(struct rdma_ah_attr *dst, const struct rdma_ah_attr *
 	dst->grh.sgid_attr = NULL;
 }
 
-/* Keeps every attribute in @mask. Caller holds qp->attr_lock. */
+/* Keeps every attribute in @mask (rules/qp_attr.h). Caller holds qp->attr_lock. */
 static void refdev_store_qp_attr(struct refdev_qp *qp, const struct ib_qp_attr *attr,
 				 int mask, const struct ib_qp_cap *cap)
 {
-	struct ib_qp_attr *a = &qp->attr;
-
-	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		a->en_sqd_async_notify = attr->en_sqd_async_notify;
-	if (mask & IB_QP_ACCESS_FLAGS)
-		a->qp_access_flags = attr->qp_access_flags;
-	if (mask & IB_QP_PKEY_INDEX)
-		a->pkey_index = attr->pkey_index;
-	if (mask & IB_QP_PORT)
-		a->port_num = attr->port_num;
-	if (mask & IB_QP_QKEY)
-		a->qkey = attr->qkey;
-	if (mask & IB_QP_AV)
-		refdev_keep_ah(&a->ah_attr, &attr->ah_attr);
-	if (mask & IB_QP_PATH_MTU)
-		a->path_mtu = attr->path_mtu;
-	if (mask & IB_QP_TIMEOUT)
-		a->timeout = attr->timeout;
-	if (mask & IB_QP_RETRY_CNT)
-		a->retry_cnt = attr->retry_cnt;
-	if (mask & IB_QP_RNR_RETRY)
-		a->rnr_retry = attr->rnr_retry;
-	if (mask & IB_QP_RQ_PSN)
-		a->rq_psn = attr->rq_psn & REFDEV_NUM_MASK;
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-		a->max_rd_atomic = attr->max_rd_atomic;
-	if (mask & IB_QP_ALT_PATH) {
-		refdev_keep_ah(&a->alt_ah_attr, &attr->alt_ah_attr);
-		a->alt_port_num = attr->alt_port_num;
-		a->alt_pkey_index = attr->alt_pkey_index;
-		a->alt_timeout = attr->alt_timeout;
-	}
-	if (mask & IB_QP_MIN_RNR_TIMER)
-		a->min_rnr_timer = attr->min_rnr_timer;
-	if (mask & IB_QP_SQ_PSN)
-		a->sq_psn = attr->sq_psn & REFDEV_NUM_MASK;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
-		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (mask & IB_QP_PATH_MIG_STATE)
-		a->path_mig_state = attr->path_mig_state;
+	XQP_RULES_QP_ATTR_KEEP(IB_QP_, &qp->attr, attr, mask, refdev_keep_ah);
 	if (mask & IB_QP_CAP)
-		a->cap = *cap;
-	if (mask & IB_QP_DEST_QPN)
-		a->dest_qp_num = attr->dest_qp_num;
-	if (mask & IB_QP_RATE_LIMIT)
-		a->rate_limit = attr->rate_limit;
+		qp->attr.cap = *cap;
 }
 
 static int refdev_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -1096,7 +940,7 @@ struct xqp_refdev *xqp_refdev_create(void)
 	strscpy(ibdev->node_desc, "xqp reference device", sizeof(ibdev->node_desc));
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = cpu_to_be64(REFDEV_GUID_BASE | (instance & 0xffffffffULL));
-	ibdev->phys_port_cnt = REFDEV_PORT_CNT;
+	ibdev->phys_port_cnt = XQP_RULES_PORT_CNT;
 	ibdev->num_comp_vectors = 1;
 	ibdev->local_dma_lkey = 0;
 	ib_set_device_ops(ibdev, &refdev_ops);

@@ -6,9 +6,9 @@
  * /dev/infiniband/uverbsN, against Linux's uverbs (the userspace acceptance
  * suite).
  *
- * It keeps QP state and attributes the way drivers/soft does (same limits,
- * same granted capabilities, the IB transition table through
- * ib_modify_qp_is_ok()), moves no data, and offers the same test hooks as the
+ * It keeps QP state and attributes the way drivers/soft does (the same
+ * limits, checks and granted capabilities: both take them from
+ * drivers/rules/; the IB transition table through ib_modify_qp_is_ok()), moves no data, and offers the same test hooks as the
  * soft device: live-object counts, one-shot fault injection per op, and async
  * QP events raised as hardware would raise them.
  *
@@ -20,11 +20,13 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+#include "rules/limits.h"
+
 struct xqp_refdev;
 
 /* qp_num is 24 bits; 0 and 1 are the special QPs (SMI, GSI) and never used. */
-#define XQP_REFDEV_QPN_FIRST	2U
-#define XQP_REFDEV_QPN_LAST	0xffffffU
+#define XQP_REFDEV_QPN_FIRST	XQP_RULES_QPN_FIRST
+#define XQP_REFDEV_QPN_LAST	XQP_RULES_NUM_MASK
 
 /* Live driver objects of each kind. */
 struct xqp_refdev_counts {

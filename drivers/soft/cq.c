@@ -108,9 +108,9 @@ int soft_resize_cq(void *drv, void *drv_cq, int cqe, int *granted)
 
 	if (!soft_owns(soft, cq))
 		return -XQP_EINVAL;
-	if (cqe < 1 || (xqp_u32)cqe > soft->lim.max_cqe)
+	if (!xqp_rules_cqe_ok(&soft->lim, cqe))
 		return -XQP_EINVAL;
-	size = soft_grant_wr((xqp_u32)cqe, soft->lim.max_cqe);
+	size = xqp_rules_grant_wr((xqp_u32)cqe, soft->lim.max_cqe);
 	ring = xqp_kvzalloc((xqp_size_t)size * sizeof(*ring));
 	if (!ring)
 		return -XQP_ENOMEM;

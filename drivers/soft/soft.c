@@ -26,18 +26,14 @@
  * one visit per slot: O(1) amortised while the space is not nearly full.
  */
 #include "soft_priv.h"
+#include "rules/qp_attr.h"
 
 #define SOFT_LEAF_SHIFT		12
 #define SOFT_LEAF_SLOTS		(1U << SOFT_LEAF_SHIFT)
 #define SOFT_LEAF_MASK		(SOFT_LEAF_SLOTS - 1)
 #define SOFT_LEAVES		(SOFT_NUM_SPACE >> SOFT_LEAF_SHIFT)
 
-#define SOFT_VENDOR_ID		0xffffff
 #define SOFT_GUID_BASE		0x0258515000000000ULL	/* 02:"XQP":... */
-#define SOFT_ACCESS_SUPPORTED	0xfU	/* local write, remote write/read/atomic */
-#define SOFT_IB_MTU_256		1
-#define SOFT_IB_MTU_4096	5
-#define SOFT_MIG_ARMED		2
 
 struct soft_leaf {
 	void *slot[SOFT_LEAF_SLOTS];
@@ -393,29 +389,14 @@ static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 		return err;
 
 	*attr = (struct xqp_device_attr) {
+		XQP_RULES_DEVICE_ATTRS(lim),
 		.device_cap_flags	= XQP_DEVICE_XRC,
-		.vendor_id		= SOFT_VENDOR_ID,
 		.vendor_part_id		= 0,
 		.hw_ver			= 0,
-		.max_qp			= lim->max_qp,
-		.max_qp_wr		= lim->max_qp_wr,
-		.max_send_sge		= lim->max_sge,
-		.max_recv_sge		= lim->max_sge,
 		.max_inline_data	= lim->max_inline,
-		.max_cq			= lim->max_cq,
-		.max_cqe		= lim->max_cqe,
-		.max_pd			= lim->max_pd,
 		.max_xrcd		= lim->max_xrcd,
-		.max_srq		= lim->max_srq,
-		.max_srq_wr		= lim->max_srq_wr,
-		.max_srq_sge		= lim->max_srq_sge,
-		.max_qp_rd_atom		= lim->max_qp_rd_atom,
-		.max_qp_init_rd_atom	= lim->max_qp_init_rd_atom,
 		.node_guid		= soft->node_guid,
 		.sys_image_guid		= soft->node_guid,
-		.max_mr_size		= ~0ULL,
-		.page_size_cap		= 0xfffff000,
-		.max_pkeys		= lim->max_pkeys,
 		.phys_port_cnt		= SOFT_PORT_CNT,
 	};
 	return 0;
@@ -497,20 +478,6 @@ static int soft_dealloc_pd(void *drv, void *drv_pd)
 
 /* ---- CQ ----------------------------------------------------------------- */
 
-/*
- * A queue (CQ, send/receive queue, SRQ) of @req entries, sized like rxe's
- * rings (2^k - 1 >= @req) up to @max.
- */
-xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max)
-{
-	xqp_u64 slots;
-
-	if (!req)
-		return 0;
-	slots = 1ULL << (64 - __builtin_clzll((xqp_u64)req));	/* > req */
-	return (xqp_u32)(slots - 1 < max ? slots - 1 : max);
-}
-
 /* A ring of 2^k - 1 >= @cqe entries (up to max_cqe), as rxe_cq_from_init(). */
 static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe,
 			  struct xqp_cq *core_cq)
@@ -523,12 +490,12 @@ static int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe,
 	err = soft_enter(soft, XQP_SOFT_OP_CREATE_CQ);
 	if (err)
 		return err;
-	if (cqe < 1 || (xqp_u32)cqe > soft->lim.max_cqe)
+	if (!xqp_rules_cqe_ok(&soft->lim, cqe))
 		return -XQP_EINVAL;
 	cq = soft_obj_new(soft, sizeof(*cq), &soft->counts.cq, soft->lim.max_cq);
 	if (xqp_is_err(cq))
 		return (int)xqp_ptr_err(cq);
-	err = soft_cq_init(cq, (int)soft_grant_wr((xqp_u32)cqe, soft->lim.max_cqe));
+	err = soft_cq_init(cq, (int)xqp_rules_grant_wr((xqp_u32)cqe, soft->lim.max_cqe));
 	if (err) {
 		soft_obj_del(soft, cq, &soft->counts.cq);
 		return err;
@@ -603,40 +570,6 @@ static int soft_dealloc_xrcd(void *drv, void *drv_xrcd)
 	return 0;
 }
 
-/* ---- capabilities ------------------------------------------------------- */
-
-/*
- * Checks a QP's requested capabilities against the limits (-EINVAL, as
- * rxe_qp_chk_cap()) and rewrites @cap to what is granted, never less than
- * requested. Receive capabilities are not the QP's when it uses an SRQ:
- * they are then left as they are.
- */
-static int soft_grant_qp_cap(const struct xqp_soft_limits *lim,
-			     struct xqp_qp_cap *cap, int has_srq)
-{
-	xqp_u64 wqe;
-
-	if (cap->max_send_wr > lim->max_qp_wr ||
-	    cap->max_send_sge > lim->max_sge ||
-	    cap->max_inline_data > lim->max_inline)
-		return -XQP_EINVAL;
-	if (!has_srq && (cap->max_recv_wr > lim->max_qp_wr ||
-			 cap->max_recv_sge > lim->max_sge))
-		return -XQP_EINVAL;
-
-	/* A send WQE holds its SGEs or its inline data, whichever is larger. */
-	wqe = (xqp_u64)cap->max_send_sge * SOFT_SGE_SIZE;
-	if (wqe < cap->max_inline_data)
-		wqe = cap->max_inline_data;
-	cap->max_send_wr = soft_grant_wr(cap->max_send_wr, lim->max_qp_wr);
-	cap->max_send_sge = (xqp_u32)(wqe / SOFT_SGE_SIZE < lim->max_sge ?
-				      wqe / SOFT_SGE_SIZE : lim->max_sge);
-	cap->max_inline_data = (xqp_u32)(wqe < lim->max_inline ? wqe : lim->max_inline);
-	if (!has_srq)
-		cap->max_recv_wr = soft_grant_wr(cap->max_recv_wr, lim->max_qp_wr);
-	return 0;
-}
-
 /* ---- SRQ ---------------------------------------------------------------- */
 
 static int soft_check_srq(struct xqp_soft *soft, void *drv_pd, void *drv_xrcd,
@@ -658,9 +591,7 @@ static int soft_check_srq(struct xqp_soft *soft, void *drv_pd, void *drv_xrcd,
 	}
 	if (!drv_pd || !soft_owns(soft, drv_pd))
 		return -XQP_EINVAL;
-	if (attr->max_wr < 1 || attr->max_wr > soft->lim.max_srq_wr)
-		return -XQP_EINVAL;
-	if (attr->max_sge > soft->lim.max_srq_sge)
+	if (!xqp_rules_srq_ok(&soft->lim, attr->max_wr, attr->max_sge))
 		return -XQP_EINVAL;
 	return 0;
 }
@@ -695,9 +626,7 @@ static int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd,
 	}
 	soft_refs_init(&srq->refs);
 	srq->attr = init->attr;
-	srq->attr.max_wr = soft_grant_wr(init->attr.max_wr, soft->lim.max_srq_wr);
-	if (srq->attr.max_sge < 1)
-		srq->attr.max_sge = 1;
+	xqp_rules_grant_srq(&soft->lim, &srq->attr.max_wr, &srq->attr.max_sge);
 	err = soft_srq_ring_init(srq);
 	if (err)
 		goto err_free;
@@ -741,19 +670,6 @@ static int soft_destroy_srq(void *drv, void *drv_srq)
 
 /* ---- QP ----------------------------------------------------------------- */
 
-static int soft_qp_type_ok(enum xqp_qp_type type)
-{
-	switch (type) {
-	case XQP_QPT_RC:
-	case XQP_QPT_UC:
-	case XQP_QPT_UD:
-	case XQP_QPT_XRC_INI:
-	case XQP_QPT_XRC_TGT:
-		return 1;
-	}
-	return 0;
-}
-
 static int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 			  struct xqp_drv_qp_created *out)
 {
@@ -766,9 +682,9 @@ static int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	err = soft_enter(soft, XQP_SOFT_OP_CREATE_QP);
 	if (err)
 		return err;
-	if (!soft_qp_type_ok(req->qp_type) || req->create_flags)
+	if (!XQP_RULES_QP_TYPE_OK(XQP_QPT_, req->qp_type) || req->create_flags)
 		return -XQP_EOPNOTSUPP;
-	err = soft_grant_qp_cap(&soft->lim, &cap, !!req->srq);
+	err = XQP_RULES_GRANT_QP_CAP(&soft->lim, &cap, !!req->srq);
 	if (err)
 		return err;
 
@@ -814,106 +730,35 @@ err_free:
 }
 
 /*
- * The checks of modify_qp that do not depend on the QP's state, as
- * rxe_qp_chk_attr(); *@cap gets the capabilities granted for XQP_QP_CAP.
+ * The checks of modify_qp that do not depend on the QP's state (the shared
+ * rules, rules/qp_attr.h); *@cap gets the capabilities granted for XQP_QP_CAP.
  */
 static int soft_check_qp_attr(struct xqp_soft *soft, struct soft_qp *qp,
 			      const struct xqp_qp_attr *attr, int mask,
 			      struct xqp_qp_cap *cap)
 {
-	const struct xqp_soft_limits *lim = &soft->lim;
-
-	if ((mask & XQP_QP_PORT) && !soft_port_ok(attr->port_num))
+	if (XQP_RULES_QP_ATTR_BAD(XQP_QP_, attr, mask, &soft->lim))
 		return -XQP_EINVAL;
-	if ((mask & XQP_QP_PKEY_INDEX) && attr->pkey_index >= lim->max_pkeys)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~SOFT_ACCESS_SUPPORTED))
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_PATH_MTU) && (attr->path_mtu < SOFT_IB_MTU_256 ||
-					 attr->path_mtu > SOFT_IB_MTU_4096))
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_TIMEOUT) && attr->timeout > 31)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_RETRY_CNT) && attr->retry_cnt > 7)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_RNR_RETRY) && attr->rnr_retry > 7)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > lim->max_qp_init_rd_atom)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_MAX_DEST_RD_ATOMIC) &&
-	    attr->max_dest_rd_atomic > lim->max_qp_rd_atom)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_PATH_MIG_STATE) && attr->path_mig_state > SOFT_MIG_ARMED)
-		return -XQP_EINVAL;
-	if ((mask & XQP_QP_DEST_QPN) && attr->dest_qp_num > SOFT_NUM_MASK)
-		return -XQP_EINVAL;
-	if (mask & XQP_QP_ALT_PATH) {
-		if (!soft_port_ok(attr->alt_port_num) ||
-		    attr->alt_pkey_index >= lim->max_pkeys ||
-		    attr->alt_timeout > 31)
-			return -XQP_EINVAL;
-	}
 	if (mask & XQP_QP_CAP) {
 		*cap = attr->cap;
-		return soft_grant_qp_cap(lim, cap, !!qp->srq);
+		return XQP_RULES_GRANT_QP_CAP(&soft->lim, cap, !!qp->srq);
 	}
 	return 0;
 }
 
-/* Keeps every attribute in @mask. Caller holds qp->lock. */
+/* An address vector is kept as given. */
+static void soft_keep_ah(struct xqp_ah_attr *dst, const struct xqp_ah_attr *src)
+{
+	*dst = *src;
+}
+
+/* Keeps every attribute in @mask (rules/qp_attr.h). Caller holds qp->lock. */
 static void soft_store_qp_attr(struct soft_qp *qp, const struct xqp_qp_attr *attr,
 			       int mask, const struct xqp_qp_cap *cap)
 {
-	struct xqp_qp_attr *a = &qp->attr;
-
-	if (mask & XQP_QP_EN_SQD_ASYNC_NOTIFY)
-		a->en_sqd_async_notify = attr->en_sqd_async_notify;
-	if (mask & XQP_QP_ACCESS_FLAGS)
-		a->qp_access_flags = attr->qp_access_flags;
-	if (mask & XQP_QP_PKEY_INDEX)
-		a->pkey_index = attr->pkey_index;
-	if (mask & XQP_QP_PORT)
-		a->port_num = attr->port_num;
-	if (mask & XQP_QP_QKEY)
-		a->qkey = attr->qkey;
-	if (mask & XQP_QP_AV)
-		a->ah_attr = attr->ah_attr;
-	if (mask & XQP_QP_PATH_MTU)
-		a->path_mtu = attr->path_mtu;
-	if (mask & XQP_QP_TIMEOUT)
-		a->timeout = attr->timeout;
-	if (mask & XQP_QP_RETRY_CNT)
-		a->retry_cnt = attr->retry_cnt;
-	if (mask & XQP_QP_RNR_RETRY)
-		a->rnr_retry = attr->rnr_retry;
-	if (mask & XQP_QP_RQ_PSN)
-		a->rq_psn = attr->rq_psn & SOFT_NUM_MASK;
-	if (mask & XQP_QP_MAX_QP_RD_ATOMIC)
-		a->max_rd_atomic = attr->max_rd_atomic;
-	if (mask & XQP_QP_ALT_PATH) {
-		a->alt_ah_attr = attr->alt_ah_attr;
-		a->alt_port_num = attr->alt_port_num;
-		a->alt_pkey_index = attr->alt_pkey_index;
-		a->alt_timeout = attr->alt_timeout;
-	}
-	if (mask & XQP_QP_MIN_RNR_TIMER)
-		a->min_rnr_timer = attr->min_rnr_timer;
-	if (mask & XQP_QP_SQ_PSN)
-		a->sq_psn = attr->sq_psn & SOFT_NUM_MASK;
-	if (mask & XQP_QP_MAX_DEST_RD_ATOMIC)
-		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (mask & XQP_QP_PATH_MIG_STATE)
-		a->path_mig_state = attr->path_mig_state;
+	XQP_RULES_QP_ATTR_KEEP(XQP_QP_, &qp->attr, attr, mask, soft_keep_ah);
 	if (mask & XQP_QP_CAP)
-		a->cap = *cap;
-	if (mask & XQP_QP_DEST_QPN)
-		a->dest_qp_num = attr->dest_qp_num;
-	if (mask & XQP_QP_RATE_LIMIT)
-		a->rate_limit = attr->rate_limit;
+		qp->attr.cap = *cap;
 }
 
 static int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
@@ -1153,37 +998,12 @@ const struct xqp_device_ops *xqp_soft_ops(void)
  * xqp_soft_default_limits - fill @lim with the soft device's defaults.
  * @lim: the limits to fill.
  *
- * The defaults follow rxe where rxe has one: 2^24 - 2 QPs, 16384 WRs per
- * queue, 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA
- * reads/atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs and MRs.
+ * The shared rules' defaults (XQP_RULES_DEFAULT_LIMITS, rules/limits.h),
+ * which the reference device has too.
  */
 void xqp_soft_default_limits(struct xqp_soft_limits *lim)
 {
-	*lim = (struct xqp_soft_limits) {
-		.max_qp			= XQP_SOFT_MAX_QP,
-		.max_qp_wr		= 16384,
-		.max_sge		= 32,
-		.max_inline		= 256,
-		.max_cq			= 1U << 20,
-		.max_cqe		= 65536,
-		.max_pd			= 1U << 20,
-		.max_xrcd		= 1U << 20,
-		.max_srq		= 1U << 20,
-		.max_srq_wr		= 16384,
-		.max_srq_sge		= 27,
-		.max_qp_rd_atom		= 128,
-		.max_qp_init_rd_atom	= 128,
-		.max_pkeys		= 64,
-		.max_mr			= 1U << 20,
-	};
-}
-
-static int soft_limits_ok(const struct xqp_soft_limits *lim)
-{
-	return lim->max_qp <= XQP_SOFT_MAX_QP &&
-	       lim->max_srq <= SOFT_NUM_SPACE - 1 &&
-	       lim->max_mr <= SOFT_NUM_SPACE - 1 &&
-	       lim->max_cqe <= 0x7fffffffU;
+	*lim = (struct xqp_soft_limits) XQP_RULES_DEFAULT_LIMITS;
 }
 
 /**
@@ -1204,7 +1024,7 @@ struct xqp_soft *xqp_soft_create(const char *name,
 	xqp_u64 instance;
 	int err;
 
-	if (lim && !soft_limits_ok(lim))
+	if (lim && !xqp_rules_limits_ok(lim))
 		return xqp_err_ptr(-XQP_EINVAL);
 
 	soft = xqp_zalloc(sizeof(*soft), XQP_GFP_KERNEL);

@@ -14,36 +14,26 @@
 #define XQP_SOFT_H
 
 #include "xqp/driver.h"
+#include "rules/limits.h"
 
 XQP_EXTERN_C_BEGIN
 
 struct xqp_soft;
 
-/* qp_num is 24 bits; 0 and 1 are the special QPs (SMI, GSI) and never used. */
-#define XQP_SOFT_QPN_RESERVED	2U
-#define XQP_SOFT_MAX_QP		((1U << 24) - XQP_SOFT_QPN_RESERVED)
+/*
+ * The soft device's rules are the reference device's: drivers/rules/.
+ * qp_num is 24 bits; 0 and 1 are the special QPs (SMI, GSI) and never used.
+ */
+#define XQP_SOFT_QPN_RESERVED	XQP_RULES_QPN_FIRST
+#define XQP_SOFT_MAX_QP		XQP_RULES_MAX_QP
 
 /*
- * What the device advertises and enforces. Requests beyond a limit fail with
- * -EINVAL; creating an object past its max_* count fails with -ENOMEM.
+ * What the device advertises and enforces: the shared limits table
+ * (struct xqp_rules_limits), one per soft device. Requests beyond a limit
+ * fail with -EINVAL; creating an object past its max_* count fails with
+ * -ENOMEM.
  */
-struct xqp_soft_limits {
-	xqp_u32 max_qp;			/* at most XQP_SOFT_MAX_QP */
-	xqp_u32 max_qp_wr;		/* per send or receive queue */
-	xqp_u32 max_sge;		/* per send or receive WR */
-	xqp_u32 max_inline;		/* bytes of inline data per send WR */
-	xqp_u32 max_cq;
-	xqp_u32 max_cqe;		/* at most 0x7fffffff (cqe is an int) */
-	xqp_u32 max_pd;
-	xqp_u32 max_xrcd;
-	xqp_u32 max_srq;
-	xqp_u32 max_srq_wr;
-	xqp_u32 max_srq_sge;
-	xqp_u32 max_qp_rd_atom;		/* bound of max_dest_rd_atomic */
-	xqp_u32 max_qp_init_rd_atom;	/* bound of max_rd_atomic */
-	xqp_u16 max_pkeys;		/* pkey_index < max_pkeys */
-	xqp_u32 max_mr;
-};
+#define xqp_soft_limits xqp_rules_limits
 
 /* Live driver objects of each kind. */
 struct xqp_soft_counts {

@@ -20,14 +20,14 @@
 #define NULL ((void *)0)
 #endif
 
-#define SOFT_NUM_BITS		24
-#define SOFT_NUM_SPACE		(1U << SOFT_NUM_BITS)
-#define SOFT_NUM_MASK		(SOFT_NUM_SPACE - 1)
+/* The device's numbers and port, as the shared rules set them (drivers/rules/). */
+#define SOFT_NUM_MASK		XQP_RULES_NUM_MASK
+#define SOFT_NUM_SPACE		(SOFT_NUM_MASK + 1)
 
-#define SOFT_PORT_CNT		1
-#define SOFT_GID_TBL_LEN	1
-#define SOFT_MAX_MSG_SZ		0x800000	/* rxe's RXE_PORT_MAX_MSG_SZ */
-#define SOFT_SGE_SIZE		16		/* sizeof(struct ib_sge) */
+#define SOFT_PORT_CNT		XQP_RULES_PORT_CNT
+#define SOFT_GID_TBL_LEN	XQP_RULES_GID_TBL_LEN
+#define SOFT_MAX_MSG_SZ		XQP_RULES_MAX_MSG_SZ
+#define SOFT_SGE_SIZE		XQP_RULES_SGE_SIZE
 #define SOFT_UD_MTU		4096		/* the port's active MTU */
 #define SOFT_GRH_SIZE		40		/* reserved at a UD receive buffer's start */
 #define SOFT_QKEY_PRIV		0x80000000U	/* UD: use the QP's own Q_Key */
@@ -220,7 +220,6 @@ void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
 void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num);
 int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op);
 int soft_owns(struct xqp_soft *soft, const void *p);
-xqp_u32 soft_grant_wr(xqp_u32 req, xqp_u32 max);
 
 /* ---- fabric.c ---- */
 int soft_fabric_join(struct xqp_soft *soft);

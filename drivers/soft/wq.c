@@ -475,10 +475,10 @@ int soft_modify_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr, int mas
 	if (!soft_owns(soft, srq))
 		return -XQP_EINVAL;
 	if (mask & XQP_SRQ_MAX_WR) {
-		if (attr->max_wr < 1 || attr->max_wr > soft->lim.max_srq_wr)
+		if (!xqp_rules_srq_ok(&soft->lim, attr->max_wr, 0))
 			return -XQP_EINVAL;
-		err = soft_srq_resize(srq, soft_grant_wr(attr->max_wr,
-							 soft->lim.max_srq_wr));
+		err = soft_srq_resize(srq, xqp_rules_grant_wr(attr->max_wr,
+							      soft->lim.max_srq_wr));
 		if (err)
 			return err;
 	}
