@@ -8,6 +8,8 @@
  * before the init function returns, so the module holds nothing while it
  * stays loaded; rmmod it afterwards. Parameters:
  *
+ *   start      (write-only, in sysfs) writing 1 runs the benchmark again,
+ *              with the load's parameters; load with run=0 to only run so.
  *   quick=1    the correctness pass: each metric once (one round) with small
  *              counts, every return value checked, the drivers' live objects
  *              and the XRCD's usecnt checked after each metric; timed values
@@ -33,6 +35,8 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -1086,10 +1090,44 @@ static void bk_run_all(void)
 	pr_info("bench-kernel: %u passed, %u failed\n", run.passed, run.failed);
 }
 
+/* One run at a time: at load, or each write of 1 to the start parameter. */
+static DEFINE_MUTEX(bk_run_mutex);
+
+static void bk_run_locked(void)
+{
+	mutex_lock(&bk_run_mutex);
+	bk_run_all();
+	mutex_unlock(&bk_run_mutex);
+}
+
+/*
+ * Writing 1 to /sys/module/xqp_bench/parameters/start runs the benchmark
+ * (the same run, with the load's parameters) and returns when it is over.
+ * With run=0 at load, a tracer can be set up on the module's own functions
+ * (scripts/bench-profile) before anything is timed.
+ */
+static int bk_start_set(const char *val, const struct kernel_param *kp)
+{
+	bool go;
+	int err = kstrtobool(val, &go);
+
+	if (err)
+		return err;
+	if (go)
+		bk_run_locked();
+	return 0;
+}
+
+static const struct kernel_param_ops bk_start_ops = {
+	.set = bk_start_set,
+};
+module_param_cb(start, &bk_start_ops, NULL, 0200);
+MODULE_PARM_DESC(start, "write 1: run the benchmark now (after loading with run=0)");
+
 static int __init xqp_bench_init(void)
 {
 	if (run)
-		bk_run_all();
+		bk_run_locked();
 	return 0;
 }
 
