@@ -8,12 +8,15 @@
  *
  * This header is neutral: it includes neither <rdma/ib_verbs.h> nor
  * xqp/verbs.h. The two executors (diff_linux.c, diff_xqp.c) translate, and
- * check at build time that the numbers below are both APIs' numbers.
+ * check at build time that the numbers below are both APIs' numbers. The
+ * engine keeps the slots both use (struct dx_slots, diff_slots.c): an
+ * executor only makes its API's calls and records what they returned.
  */
 #ifndef XQP_KUNIT_DIFF_DEFS_H
 #define XQP_KUNIT_DIFF_DEFS_H
 
 #include <kunit/test.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/types.h>
 
@@ -48,7 +51,7 @@ enum {
 	DX_EV_CQ_ERR = 0, DX_EV_SRQ_ERR = 14, DX_EV_SRQ_LIMIT = 15,
 };
 
-/* Operations; the slots each uses are listed. */
+/* Operations; the slots each uses are listed, and its own arguments (dx_step). */
 enum dx_op {
 	DX_END = 0,
 	DX_ALLOC_XRCD,		/* x */
@@ -57,29 +60,30 @@ enum dx_op {
 	DX_DEALLOC_PD,		/* p */
 	DX_CREATE_CQ,		/* c */
 	DX_DESTROY_CQ,		/* c */
-	DX_CREATE_TGT,		/* q <- QP of type var in x (x < 0: none); arg: caps */
-	DX_CREATE_QP,		/* q <- type var on p, c (send+recv), s (< 0: none) */
-	DX_OPEN,		/* q <- open qpn in x; arg: qp_type */
+	DX_CREATE_TGT,		/* q <- XRC_TGT QP in x (x < 0: none); .create */
+	DX_CREATE_QP,		/* q <- on p, c (send+recv), s (< 0: none); .create */
+	DX_OPEN,		/* q <- open qpn in x; .open */
 	DX_CLOSE,		/* q */
 	DX_CLOSE_REAL,		/* the real QP behind q */
 	DX_DESTROY,		/* q */
 	DX_DESTROY_REAL,	/* the real QP behind q (kept after q is gone) */
-	DX_MODIFY,		/* q; arg: state, mask, var: attribute variant */
+	DX_MODIFY,		/* q; .modify */
 	DX_QUERY,		/* q */
-	DX_RAISE,		/* event arg on qpn */
-	DX_INJECT,		/* arg: DX_INJ_*, err */
+	DX_RAISE,		/* on qpn; .raise */
+	DX_INJECT,		/* .inject */
 	DX_CREATE_SRQ,		/* s <- on p; x >= 0: XRC SRQ of x with c (< 0: none) */
 	DX_DESTROY_SRQ,		/* s */
 	DX_REAP_LEAKED,		/* q: finish a last destroy that failed (D1) */
 	DX_SIZES,		/* what an opened handle costs */
-	DX_QPN_CURSOR,		/* the driver's next QP number search starts at arg */
+	DX_QPN_CURSOR,		/* .cursor: where the driver's next QP number search starts */
 	/*
-	 * Event arg on the CQ (SRQ) of slot c (s) as its driver raises it; on
-	 * a dead slot, on the last one destroyed there (the stale pointer or
-	 * number is only looked up, never followed): must fail, no handler.
+	 * An event (.raise) on the CQ (SRQ) of slot c (s) as its driver raises
+	 * it; on a dead slot, on the last one destroyed there (the stale
+	 * pointer or number is only looked up, never followed): must fail, no
+	 * handler.
 	 */
-	DX_RAISE_CQ_EVENT,	/* c; arg: event */
-	DX_RAISE_SRQ_EVENT,	/* s; arg: event */
+	DX_RAISE_CQ_EVENT,	/* c; .raise */
+	DX_RAISE_SRQ_EVENT,	/* s; .raise */
 	DX_OPS
 };
 
@@ -161,7 +165,31 @@ struct dx_step {
 	u8 side;
 	u8 div;		/* DX_DIV_*: a documented divergence */
 	u8 dmask;	/* DX_D_*: exactly what differs at this step */
-	int arg, mask, var;
+	/* The op's own arguments: the member its comment in enum dx_op names. */
+	union {
+		struct {
+			u8 qp_type;	/* DX_QPT_* */
+			u8 caps;	/* DX_CAP_*: the wish list */
+		} create;
+		struct {
+			u8 qp_type;	/* what the opener asks for */
+		} open;
+		struct {
+			u8 state;	/* qp_state (and cur_qp_state) */
+			u8 variant;	/* DX_V_*: which attribute is off */
+			int mask;	/* DX_M_* */
+		} modify;
+		struct {
+			u8 event;	/* DX_EV_* */
+		} raise;
+		struct {
+			u8 op;		/* DX_INJ_* */
+			int err;	/* what it returns */
+		} inject;
+		struct {
+			u32 next;
+		} cursor;
+	};
 	int rc;		/* expected rc on Linux (both, if no divergence) */
 	int xrc;	/* expected rc on xqp when div is set */
 };
@@ -178,23 +206,6 @@ struct dx_ev {
 	s8 elem;	/* slot of element.qp of the last one; -1 none, -2 unknown */
 	u8 type;
 };
-
-/*
- * Records one event in @rec: one more call, its type @evtype, and which slot
- * of the array @slots its element @element is (-2 when none is). Both
- * executors' handlers (QP, CQ, SRQ) use it, each with its own slot array.
- */
-#define dx_ev_record(rec, slots, element, evtype)				\
-	do {									\
-		int __i;							\
-										\
-		(rec)->elem = -2;						\
-		for (__i = 0; __i < ARRAY_SIZE(slots); __i++)			\
-			if ((slots)[__i] && (slots)[__i] == (element))		\
-				(rec)->elem = __i;				\
-		(rec)->calls++;							\
-		(rec)->type = (evtype);						\
-	} while (0)
 
 struct dx_obs {
 	int rc;
@@ -229,6 +240,85 @@ struct dx_exec {
 extern const struct dx_exec dx_linux_exec;
 extern const struct dx_exec dx_xqp_exec;
 
+/* ---- the slots (diff_slots.c) ------------------------------------------- */
+
+enum dx_kind { DX_K_QP, DX_K_CQ, DX_K_SRQ };
+
+struct dx_slots;
+
+/* An event handler's context: the slot it was registered for. */
+struct dx_evctx {
+	struct dx_slots *sl;
+	u8 kind;			/* enum dx_kind */
+	u8 slot;
+};
+
+/*
+ * What a scenario holds, the same on both sides: each executor keeps its
+ * API's pointers here (void *: struct ib_qp * or struct xqp_qp *, ...) and
+ * lets the helpers below do the bookkeeping.
+ */
+struct dx_slots {
+	void *xrcd[DX_NX];
+	void *pd[DX_NP];
+	void *cq[DX_NC];
+	void *srq[DX_NS];
+	void *qp[DX_NQ];		/* what the user holds: handle or QP */
+	void *real[DX_NQ];		/* the real QP behind it, while it lives */
+	u32 qpn[DX_NQ];
+	u32 qpn_valid;			/* bit per slot: qpn[] recorded */
+	/* The last CQ/SRQ destroyed in a slot (only compared, never followed). */
+	void *cq_gone[DX_NC];
+	void *srq_gone[DX_NS];
+	u32 srqn[DX_NS];		/* the XRC SRQ number of the live or last SRQ */
+	u32 srq_made;			/* bit per slot: an SRQ was created there */
+	struct dx_evctx qp_ctx[DX_NQ], cq_ctx[DX_NC], srq_ctx[DX_NS];
+	struct dx_ev ev[DX_NQ], cq_ev[DX_NC], srq_ev[DX_NS];
+};
+
+void dx_slots_init(struct dx_slots *sl);
+/* DX_RC_DEAD_SLOT when the slots @s names are not as its op needs, else 0. */
+int dx_slots_check(const struct dx_slots *sl, const struct dx_step *s);
+/* The qpn @src stands for: a slot's recorded number, or a literal. */
+u32 dx_slots_qpn(const struct dx_slots *sl, int src);
+/* Does a slot other than @q hold @qpn? */
+bool dx_slots_qpn_reused(const struct dx_slots *sl, int q, u32 qpn);
+/* Slot @q now holds @qp (behind it @real, numbered @qpn). */
+void dx_slots_put_qp(struct dx_slots *sl, int q, void *qp, void *real, u32 qpn);
+/* The real QP @real is gone: every slot that points to it forgets it. */
+void dx_slots_forget_real(struct dx_slots *sl, void *real);
+void dx_slots_put_srq(struct dx_slots *sl, int s, void *srq, u32 srqn);
+void dx_slots_cq_gone(struct dx_slots *sl, int c);
+void dx_slots_srq_gone(struct dx_slots *sl, int s);
+/* The handler context of slot @slot of @kind, with or without a handler. */
+void *dx_slots_evctx(struct dx_slots *sl, enum dx_kind kind, int slot);
+/* Records an event delivered to @context (a dx_evctx) about @element. */
+void dx_slots_event(void *context, const void *element, unsigned int type);
+/* Fills what the slots tell of @o (live bits, events) and clears the events. */
+void dx_slots_observe(struct dx_slots *sl, struct dx_obs *o);
+
+/*
+ * For the executors: dx_keep() stores what a create returned in its slot,
+ * or returns its error; dx_free() empties the slot when the free worked.
+ * Both evaluate to an rc.
+ */
+#define dx_keep(slot, call)							\
+	({									\
+		void *__obj = (call);						\
+										\
+		if (!IS_ERR(__obj))						\
+			(slot) = __obj;						\
+		PTR_ERR_OR_ZERO(__obj);						\
+	})
+#define dx_free(slot, call)							\
+	({									\
+		int __rc = (call);						\
+										\
+		if (!__rc)							\
+			(slot) = NULL;						\
+		__rc;								\
+	})
+
 /* The reference device's API (symbol_get): 0, or -ENOENT if not loaded. */
 int dx_linux_get_api(void);
 void dx_linux_release_api(void);
@@ -255,6 +345,151 @@ extern const char *const dx_div_names[DX_DIVS];
 #define DX_A_DLID		0x21
 #define DX_A_ALT_DLID		0x22
 #define DX_A_SL			3
+
+/*
+ * DX_MODIFY's attributes: @a (struct ib_qp_attr or struct xqp_qp_attr, the
+ * same field names) gets the canonical values, then @s's variant. @DLID(ah)
+ * names an address vector's DLID in that API (an lvalue). A statement.
+ */
+#define dx_fill_attr(a, s, DLID)						\
+	do {									\
+		memset((a), 0, sizeof(*(a)));					\
+		(a)->qp_state = (s)->modify.state;				\
+		(a)->cur_qp_state = (s)->modify.state;				\
+		(a)->pkey_index = 0;						\
+		(a)->port_num = 1;						\
+		(a)->qkey = DX_A_QKEY;						\
+		(a)->qp_access_flags = DX_A_ACCESS;				\
+		(a)->path_mtu = DX_A_MTU;					\
+		(a)->dest_qp_num = DX_A_DEST_QPN;				\
+		(a)->rq_psn = DX_A_RQ_PSN;					\
+		(a)->sq_psn = DX_A_SQ_PSN;					\
+		(a)->max_rd_atomic = DX_A_RD_ATOMIC;				\
+		(a)->max_dest_rd_atomic = DX_A_RD_ATOMIC;			\
+		(a)->min_rnr_timer = DX_A_MIN_RNR;				\
+		(a)->timeout = DX_A_TIMEOUT;					\
+		(a)->retry_cnt = DX_A_RETRY;					\
+		(a)->rnr_retry = DX_A_RETRY;					\
+		(a)->path_mig_state = DX_A_MIG;					\
+		(a)->en_sqd_async_notify = 1;					\
+		(a)->ah_attr.port_num = 1;					\
+		(a)->ah_attr.sl = DX_A_SL;					\
+		DLID((a)->ah_attr) = DX_A_DLID;					\
+		(a)->alt_ah_attr.port_num = 1;					\
+		(a)->alt_ah_attr.sl = DX_A_SL;					\
+		DLID((a)->alt_ah_attr) = DX_A_ALT_DLID;				\
+		(a)->alt_port_num = 1;						\
+		(a)->alt_pkey_index = 0;					\
+		(a)->alt_timeout = DX_A_TIMEOUT;				\
+		(a)->cap.max_send_wr = 8;					\
+		(a)->cap.max_recv_wr = 8;					\
+		(a)->cap.max_send_sge = 1;					\
+		(a)->cap.max_recv_sge = 1;					\
+		switch ((s)->modify.variant) {					\
+		case DX_V_PORT0:						\
+			(a)->port_num = 0;					\
+			break;							\
+		case DX_V_PORT2:						\
+			(a)->port_num = 2;					\
+			break;							\
+		case DX_V_PKEY64:						\
+			(a)->pkey_index = 64;					\
+			break;							\
+		case DX_V_MTU6:							\
+			(a)->path_mtu = 6;					\
+			break;							\
+		case DX_V_BIG_PSN:						\
+			(a)->rq_psn |= DX_A_PSN_HIGH;				\
+			(a)->sq_psn |= DX_A_PSN_HIGH;				\
+			break;							\
+		case DX_V_AV_PORT2:						\
+			(a)->ah_attr.port_num = 2;				\
+			break;							\
+		case DX_V_ALT_AV_PORT2:						\
+			(a)->alt_ah_attr.port_num = 2;				\
+			break;							\
+		case DX_V_ACCESS_BAD:						\
+			(a)->qp_access_flags |= DX_A_ACCESS_BAD;		\
+			break;							\
+		case DX_V_CUR_RESET:						\
+			(a)->cur_qp_state = (int)DX_RESET;				\
+			break;							\
+		case DX_V_CUR_RTS:						\
+			(a)->cur_qp_state = (int)DX_RTS;				\
+			break;							\
+		case DX_V_CUR_SQD:						\
+			(a)->cur_qp_state = (int)DX_SQD;				\
+			break;							\
+		}								\
+	} while (0)
+
+/*
+ * What DX_QUERY reports, in this order on both sides: @a and @init (either
+ * API's query results), @DLID_OF(ah) reads an address vector's DLID, and
+ * @same_num is whether the QP's number is its real QP's. A statement.
+ */
+#define dx_out_query(o, a, init, DLID_OF, same_num)				\
+	do {									\
+		long *__v = (o)->out;						\
+		int __n = 0;							\
+										\
+		__v[__n++] = (a)->qp_state;					\
+		__v[__n++] = (a)->cur_qp_state;					\
+		__v[__n++] = (a)->port_num;					\
+		__v[__n++] = (a)->pkey_index;					\
+		__v[__n++] = (a)->qkey;						\
+		__v[__n++] = (a)->qp_access_flags;				\
+		__v[__n++] = (a)->path_mtu;					\
+		__v[__n++] = (a)->dest_qp_num;					\
+		__v[__n++] = (a)->rq_psn;					\
+		__v[__n++] = (a)->sq_psn;					\
+		__v[__n++] = (a)->timeout;					\
+		__v[__n++] = (a)->retry_cnt;					\
+		__v[__n++] = (a)->rnr_retry;					\
+		__v[__n++] = (a)->min_rnr_timer;				\
+		__v[__n++] = (a)->max_rd_atomic;				\
+		__v[__n++] = (a)->max_dest_rd_atomic;				\
+		__v[__n++] = (a)->path_mig_state;				\
+		__v[__n++] = (a)->en_sqd_async_notify;				\
+		__v[__n++] = (a)->cap.max_send_wr;				\
+		__v[__n++] = (a)->cap.max_recv_wr;				\
+		__v[__n++] = (a)->cap.max_send_sge;				\
+		__v[__n++] = (a)->cap.max_recv_sge;				\
+		__v[__n++] = (a)->cap.max_inline_data;				\
+		__v[__n++] = (a)->ah_attr.port_num;				\
+		__v[__n++] = DLID_OF((a)->ah_attr);				\
+		__v[__n++] = (a)->ah_attr.sl;					\
+		__v[__n++] = (a)->alt_port_num;					\
+		__v[__n++] = DLID_OF((a)->alt_ah_attr);				\
+		__v[__n++] = (init)->qp_type;					\
+		__v[__n++] = (init)->cap.max_send_wr;				\
+		__v[__n++] = (init)->sq_sig_type;				\
+		__v[__n++] = (same_num);					\
+		(o)->nout = __n;						\
+	} while (0)
+
+/*
+ * What a create reports: whether the number is a valid 24-bit one, whether
+ * another slot holds it, type, handle or not, (DX_F_QPN) the number, then
+ * the granted capabilities of @cap (struct ib_qp_cap or xqp_qp_cap).
+ */
+#define dx_out_create(o, sl, s, qpn, type, is_handle, cap)			\
+	do {									\
+		int __n = 0;							\
+										\
+		(o)->out[__n++] = (qpn) >= 2 && (qpn) <= 0xffffff;		\
+		(o)->out[__n++] = dx_slots_qpn_reused((sl), (s)->q, (qpn));	\
+		(o)->out[__n++] = (type);					\
+		(o)->out[__n++] = (is_handle);					\
+		if ((s)->flags & DX_F_QPN)					\
+			(o)->out[__n++] = (qpn);				\
+		(o)->out[__n++] = (cap)->max_send_wr;				\
+		(o)->out[__n++] = (cap)->max_recv_wr;				\
+		(o)->out[__n++] = (cap)->max_send_sge;				\
+		(o)->out[__n++] = (cap)->max_recv_sge;				\
+		(o)->out[__n++] = (cap)->max_inline_data;			\
+		(o)->nout = __n;						\
+	} while (0)
 
 /* A capability set: the wish list of a create. */
 struct dx_cap {

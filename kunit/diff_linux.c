@@ -127,258 +127,55 @@ void dx_linux_release_api(void)
 	dx_linux_put_api();
 }
 
-struct lx_ctx;
-
-struct lx_evctx {
-	struct lx_ctx *lx;
-	int slot;
-};
-
 struct lx_ctx {
+	struct dx_slots sl;		/* first: the engine's slots */
 	struct xqp_refdev *ref;
 	struct ib_device *dev;
-	struct ib_xrcd *xrcd[DX_NX];
-	struct ib_pd *pd[DX_NP];
-	struct ib_cq *cq[DX_NC];
-	struct ib_srq *srq[DX_NS];
-	struct ib_qp *qp[DX_NQ];	/* what the user holds: handle or QP */
-	struct ib_qp *real[DX_NQ];	/* the real QP behind it, while it lives */
-	u32 qpn[DX_NQ];
-	u32 qpn_valid;			/* bit per slot: qpn[] recorded */
-	struct lx_evctx evctx[DX_NQ];
-	struct dx_ev ev[DX_NQ];
-	/* CQ and SRQ events; the last CQ/SRQ destroyed in a slot (never followed) */
-	struct lx_evctx cq_evctx[DX_NC], srq_evctx[DX_NS];
-	struct dx_ev cq_ev[DX_NC], srq_ev[DX_NS];
-	struct ib_cq *cq_gone[DX_NC];
-	struct ib_srq *srq_gone[DX_NS];
 };
 
+/* QP, CQ and SRQ events alike: the context (a dx_evctx) knows the kind. */
 static void lx_event(struct ib_event *ev, void *context)
 {
-	struct lx_evctx *ec = context;
-	struct lx_ctx *lx = ec->lx;
+	const void *element = ev->element.qp;	/* a union of the objects' pointers */
 
-	dx_ev_record(&lx->ev[ec->slot], lx->qp, ev->element.qp, ev->event);
-}
-
-static void lx_cq_event(struct ib_event *ev, void *context)
-{
-	struct lx_evctx *ec = context;
-	struct lx_ctx *lx = ec->lx;
-
-	dx_ev_record(&lx->cq_ev[ec->slot], lx->cq, ev->element.cq, ev->event);
-}
-
-static void lx_srq_event(struct ib_event *ev, void *context)
-{
-	struct lx_evctx *ec = context;
-	struct lx_ctx *lx = ec->lx;
-
-	dx_ev_record(&lx->srq_ev[ec->slot], lx->srq, ev->element.srq, ev->event);
+	dx_slots_event(context, element, ev->event);
 }
 
 static void *lx_setup(struct kunit *test)
 {
 	struct lx_ctx *lx;
-	int i;
 
 	if (!ref_api.create)
 		return NULL;
 	lx = kunit_kzalloc(test, sizeof(*lx), GFP_KERNEL);
 	if (!lx)
 		return NULL;
+	dx_slots_init(&lx->sl);
 	lx->ref = ref_api.create();
 	if (IS_ERR(lx->ref)) {
 		kunit_err(test, "xqp_refdev_create: %ld\n", PTR_ERR(lx->ref));
 		return NULL;
 	}
 	lx->dev = ref_api.ibdev(lx->ref);
-	for (i = 0; i < DX_NQ; i++) {
-		lx->evctx[i].lx = lx;
-		lx->evctx[i].slot = i;
-		lx->ev[i].elem = -1;
-	}
-	for (i = 0; i < DX_NC; i++) {
-		lx->cq_evctx[i] = (struct lx_evctx){ .lx = lx, .slot = i };
-		lx->cq_ev[i].elem = -1;
-	}
-	for (i = 0; i < DX_NS; i++) {
-		lx->srq_evctx[i] = (struct lx_evctx){ .lx = lx, .slot = i };
-		lx->srq_ev[i].elem = -1;
-	}
 	return lx;
 }
 
-static u32 lx_resolve_qpn(struct lx_ctx *lx, int src)
+/* The handler of a create or open. */
+static void (*lx_handler(const struct dx_step *s))(struct ib_event *, void *)
 {
-	if (src >= 0 && src < DX_NQ && (lx->qpn_valid & BIT(src)))
-		return lx->qpn[src];
-	return dx_literal_qpn(src < 0 ? src : DX_QPN_BOGUS);
+	return (s->flags & DX_F_NO_HANDLER) ? NULL : lx_event;
 }
 
-static bool lx_qpn_reused(struct lx_ctx *lx, int q, u32 qpn)
-{
-	int i;
-
-	for (i = 0; i < DX_NQ; i++)
-		if (i != q && (lx->qpn_valid & BIT(i)) && lx->qpn[i] == qpn)
-			return true;
-	return false;
-}
-
-static void lx_record(struct lx_ctx *lx, int q, struct ib_qp *qp)
-{
-	lx->qp[q] = qp;
-	lx->real[q] = qp->real_qp;
-	lx->qpn[q] = qp->qp_num;
-	lx->qpn_valid |= BIT(q);
-}
-
-/* ib_core no longer has @real: forget every pointer to it. */
-static void lx_forget_real(struct lx_ctx *lx, struct ib_qp *real)
-{
-	int i;
-
-	for (i = 0; i < DX_NQ; i++) {
-		if (lx->real[i] == real)
-			lx->real[i] = NULL;
-		if (lx->qp[i] == real)
-			lx->qp[i] = NULL;
-	}
-}
-
-static void lx_fill_attr(const struct dx_step *s, struct ib_qp_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->qp_state = s->arg;
-	a->cur_qp_state = s->arg;
-	a->pkey_index = 0;
-	a->port_num = 1;
-	a->qkey = DX_A_QKEY;
-	a->qp_access_flags = DX_A_ACCESS;
-	a->path_mtu = DX_A_MTU;
-	a->dest_qp_num = DX_A_DEST_QPN;
-	a->rq_psn = DX_A_RQ_PSN;
-	a->sq_psn = DX_A_SQ_PSN;
-	a->max_rd_atomic = DX_A_RD_ATOMIC;
-	a->max_dest_rd_atomic = DX_A_RD_ATOMIC;
-	a->min_rnr_timer = DX_A_MIN_RNR;
-	a->timeout = DX_A_TIMEOUT;
-	a->retry_cnt = DX_A_RETRY;
-	a->rnr_retry = DX_A_RETRY;
-	a->path_mig_state = DX_A_MIG;
-	a->en_sqd_async_notify = 1;
-	a->ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
-	a->ah_attr.port_num = 1;
-	a->ah_attr.sl = DX_A_SL;
-	a->ah_attr.ib.dlid = DX_A_DLID;
-	a->alt_ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
-	a->alt_ah_attr.port_num = 1;
-	a->alt_ah_attr.sl = DX_A_SL;
-	a->alt_ah_attr.ib.dlid = DX_A_ALT_DLID;
-	a->alt_port_num = 1;
-	a->alt_pkey_index = 0;
-	a->alt_timeout = DX_A_TIMEOUT;
-	a->cap.max_send_wr = 8;
-	a->cap.max_recv_wr = 8;
-	a->cap.max_send_sge = 1;
-	a->cap.max_recv_sge = 1;
-
-	switch (s->var) {
-	case DX_V_PORT0:
-		a->port_num = 0;
-		break;
-	case DX_V_PORT2:
-		a->port_num = 2;
-		break;
-	case DX_V_PKEY64:
-		a->pkey_index = 64;
-		break;
-	case DX_V_MTU6:
-		a->path_mtu = 6;
-		break;
-	case DX_V_BIG_PSN:
-		a->rq_psn |= DX_A_PSN_HIGH;
-		a->sq_psn |= DX_A_PSN_HIGH;
-		break;
-	case DX_V_AV_PORT2:
-		a->ah_attr.port_num = 2;
-		break;
-	case DX_V_ALT_AV_PORT2:
-		a->alt_ah_attr.port_num = 2;
-		break;
-	case DX_V_ACCESS_BAD:
-		a->qp_access_flags |= DX_A_ACCESS_BAD;
-		break;
-	case DX_V_CUR_RESET:
-		a->cur_qp_state = IB_QPS_RESET;
-		break;
-	case DX_V_CUR_RTS:
-		a->cur_qp_state = IB_QPS_RTS;
-		break;
-	case DX_V_CUR_SQD:
-		a->cur_qp_state = IB_QPS_SQD;
-		break;
-	}
-}
-
-static void lx_out_query(struct dx_obs *o, struct ib_qp *qp, const struct ib_qp_attr *a,
-			 const struct ib_qp_init_attr *init)
-{
-	long *v = o->out;
-	int n = 0;
-
-	v[n++] = a->qp_state;
-	v[n++] = a->cur_qp_state;
-	v[n++] = a->port_num;
-	v[n++] = a->pkey_index;
-	v[n++] = a->qkey;
-	v[n++] = a->qp_access_flags;
-	v[n++] = a->path_mtu;
-	v[n++] = a->dest_qp_num;
-	v[n++] = a->rq_psn;
-	v[n++] = a->sq_psn;
-	v[n++] = a->timeout;
-	v[n++] = a->retry_cnt;
-	v[n++] = a->rnr_retry;
-	v[n++] = a->min_rnr_timer;
-	v[n++] = a->max_rd_atomic;
-	v[n++] = a->max_dest_rd_atomic;
-	v[n++] = a->path_mig_state;
-	v[n++] = a->en_sqd_async_notify;
-	v[n++] = a->cap.max_send_wr;
-	v[n++] = a->cap.max_recv_wr;
-	v[n++] = a->cap.max_send_sge;
-	v[n++] = a->cap.max_recv_sge;
-	v[n++] = a->cap.max_inline_data;
-	v[n++] = a->ah_attr.port_num;
-	v[n++] = rdma_ah_get_dlid(&a->ah_attr);
-	v[n++] = a->ah_attr.sl;
-	v[n++] = a->alt_port_num;
-	v[n++] = rdma_ah_get_dlid(&a->alt_ah_attr);
-	v[n++] = init->qp_type;
-	v[n++] = init->cap.max_send_wr;
-	v[n++] = init->sq_sig_type;
-	v[n++] = qp->qp_num == qp->real_qp->qp_num;
-	o->nout = n;
-}
-
-static void lx_out_cap(struct dx_obs *o, int *n, const struct ib_qp_cap *cap)
-{
-	o->out[(*n)++] = cap->max_send_wr;
-	o->out[(*n)++] = cap->max_recv_wr;
-	o->out[(*n)++] = cap->max_send_sge;
-	o->out[(*n)++] = cap->max_recv_sge;
-	o->out[(*n)++] = cap->max_inline_data;
-}
+#define LX_DLID(ah)	((ah).ib.dlid)
+#define LX_DLID_OF(ah)	rdma_ah_get_dlid(&(ah))
 
 static int lx_create(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *o)
 {
-	struct dx_cap want = dx_cap_set(s->arg);
+	struct dx_slots *sl = &lx->sl;
+	struct dx_cap want = dx_cap_set(s->create.caps);
 	struct ib_qp_init_attr init = {
-		.event_handler = (s->flags & DX_F_NO_HANDLER) ? NULL : lx_event,
-		.qp_context = &lx->evctx[s->q],
+		.event_handler = lx_handler(s),
+		.qp_context = dx_slots_evctx(sl, DX_K_QP, s->q),
 		.cap = {
 			.max_send_wr = want.send_wr,
 			.max_recv_wr = want.recv_wr,
@@ -388,28 +185,9 @@ static int lx_create(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *
 		},
 		.create_flags = want.create_flags,
 		.sq_sig_type = (s->flags & DX_F_SIG_ALL) ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR,
+		.qp_type = s->create.qp_type,
 	};
-	struct ib_pd *pd = NULL;
 	struct ib_qp *qp;
-	int n = 0;
-
-	if (lx->qp[s->q])
-		return DX_RC_DEAD_SLOT;
-	init.qp_type = s->var;
-	if (s->op == DX_CREATE_TGT) {
-		if (s->x >= 0) {
-			if (!lx->xrcd[s->x])
-				return DX_RC_DEAD_SLOT;
-			init.xrcd = lx->xrcd[s->x];
-		}
-	} else {
-		if (!lx->pd[s->p] || !lx->cq[s->c] || (s->s >= 0 && !lx->srq[s->s]))
-			return DX_RC_DEAD_SLOT;
-		pd = lx->pd[s->p];
-		init.send_cq = lx->cq[s->c];
-		init.recv_cq = lx->cq[s->c];
-		init.srq = s->s >= 0 ? lx->srq[s->s] : NULL;
-	}
 
 	/*
 	 * ib_create_qp_user() is the XRC_TGT path for kernel callers (it owns
@@ -418,21 +196,19 @@ static int lx_create(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *
 	 * ib_create_qp_kernel(), which also takes the PD/CQ/SRQ usecnts
 	 * (ib_qp_usecnt_inc), as xqp_create_qp_user() does for every caller.
 	 */
-	if (s->op == DX_CREATE_TGT)
+	if (s->op == DX_CREATE_TGT) {
+		init.xrcd = s->x >= 0 ? sl->xrcd[s->x] : NULL;
 		qp = ib_create_qp_user(lx->dev, NULL, &init, NULL, NULL, "xqp_diff");
-	else
-		qp = ib_create_qp_kernel(pd, &init, "xqp_diff");
+	} else {
+		init.send_cq = sl->cq[s->c];
+		init.recv_cq = sl->cq[s->c];
+		init.srq = s->s >= 0 ? sl->srq[s->s] : NULL;
+		qp = ib_create_qp_kernel(sl->pd[s->p], &init, "xqp_diff");
+	}
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
-	o->out[n++] = qp->qp_num >= 2 && qp->qp_num <= 0xffffff;
-	o->out[n++] = lx_qpn_reused(lx, s->q, qp->qp_num);
-	o->out[n++] = qp->qp_type;
-	o->out[n++] = qp->real_qp != qp;	/* a handle */
-	if (s->flags & DX_F_QPN)
-		o->out[n++] = qp->qp_num;
-	lx_out_cap(o, &n, &init.cap);
-	o->nout = n;
-	lx_record(lx, s->q, qp);
+	dx_out_create(o, sl, s, qp->qp_num, qp->qp_type, qp->real_qp != qp, &init.cap);
+	dx_slots_put_qp(sl, s->q, qp, qp->real_qp, qp->qp_num);
 	return 0;
 }
 
@@ -449,11 +225,11 @@ static int lx_destroy(struct lx_ctx *lx, struct ib_qp *qp, int q)
 	if (handle) {
 		/* ib_core frees the handle whatever happens to the real QP */
 		if (q >= 0)
-			lx->qp[q] = NULL;
+			lx->sl.qp[q] = NULL;
 		if (last)
-			lx_forget_real(lx, real);
+			dx_slots_forget_real(&lx->sl, real);
 	} else if (!rc) {
-		lx_forget_real(lx, qp);
+		dx_slots_forget_real(&lx->sl, qp);
 	}
 	return rc;
 }
@@ -484,194 +260,143 @@ static int lx_reap_leaked(struct lx_ctx *lx, u32 qpn)
 	return 0;
 }
 
+static int lx_create_srq(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *o)
+{
+	struct dx_slots *sl = &lx->sl;
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 10, .max_sge = 1 },
+		.srq_type = s->x == -1 ? IB_SRQT_BASIC : IB_SRQT_XRC,
+		.event_handler = lx_handler(s),
+		.srq_context = dx_slots_evctx(sl, DX_K_SRQ, s->s),
+	};
+	struct ib_srq *srq;
+	int n = 0;
+
+	if (sa.srq_type == IB_SRQT_XRC) {
+		/* D8: ib_core takes ext.cq's usecnt unchecked */
+		if (s->c < 0)
+			return DX_RC_NOT_RUN;
+		sa.ext.cq = sl->cq[s->c];
+		sa.ext.xrc.xrcd = s->x >= 0 ? sl->xrcd[s->x] : NULL;
+	}
+	srq = ib_create_srq_user(sl->pd[s->p], &sa, NULL, NULL);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	o->out[n++] = sa.attr.max_wr;
+	o->out[n++] = sa.attr.max_sge;
+	o->nout = n;
+	dx_slots_put_srq(sl, s->s, srq, sa.srq_type == IB_SRQT_XRC ? srq->ext.xrc.srq_num : 0);
+	return 0;
+}
+
 static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 {
 	struct lx_ctx *lx = ctx;
+	struct dx_slots *sl = &lx->sl;
 	struct ib_qp_attr attr;
 	struct ib_qp_init_attr init;
-	struct ib_qp *qp;
 	int rc, n = 0;
 
+	rc = dx_slots_check(sl, s);
+	if (rc)
+		return rc;
 	switch (s->op) {
-	case DX_ALLOC_XRCD: {
-		struct ib_xrcd *x;
-
-		if (lx->xrcd[s->x])
-			return DX_RC_DEAD_SLOT;
-		x = ib_alloc_xrcd_user(lx->dev, NULL, NULL);
-		if (IS_ERR(x))
-			return PTR_ERR(x);
-		lx->xrcd[s->x] = x;
-		return 0;
-	}
+	case DX_ALLOC_XRCD:
+		return dx_keep(sl->xrcd[s->x], ib_alloc_xrcd_user(lx->dev, NULL, NULL));
 	case DX_DEALLOC_XRCD:
-		if (!lx->xrcd[s->x])
-			return DX_RC_DEAD_SLOT;
-		rc = ib_dealloc_xrcd_user(lx->xrcd[s->x], NULL);
-		if (!rc)
-			lx->xrcd[s->x] = NULL;
-		return rc;
-	case DX_ALLOC_PD: {
-		struct ib_pd *pd;
-
-		if (lx->pd[s->p])
-			return DX_RC_DEAD_SLOT;
-		pd = ib_alloc_pd(lx->dev, 0);
-		if (IS_ERR(pd))
-			return PTR_ERR(pd);
-		lx->pd[s->p] = pd;
-		return 0;
-	}
+		return dx_free(sl->xrcd[s->x], ib_dealloc_xrcd_user(sl->xrcd[s->x], NULL));
+	case DX_ALLOC_PD:
+		return dx_keep(sl->pd[s->p], ib_alloc_pd(lx->dev, 0));
 	case DX_DEALLOC_PD:
-		if (!lx->pd[s->p])
-			return DX_RC_DEAD_SLOT;
 		/* Linux frees a PD in use (D3): never asked to here. */
-		if (atomic_read(&lx->pd[s->p]->usecnt))
+		if (atomic_read(&((struct ib_pd *)sl->pd[s->p])->usecnt))
 			return DX_RC_NOT_RUN;
-		rc = ib_dealloc_pd_user(lx->pd[s->p], NULL);
-		if (!rc)
-			lx->pd[s->p] = NULL;
-		return rc;
+		return dx_free(sl->pd[s->p], ib_dealloc_pd_user(sl->pd[s->p], NULL));
 	case DX_CREATE_CQ: {
 		struct ib_cq_init_attr ca = { .cqe = 16 };
-		struct ib_cq *cq;
 
-		if (lx->cq[s->c])
-			return DX_RC_DEAD_SLOT;
-		cq = ib_create_cq(lx->dev, NULL,
-				  (s->flags & DX_F_NO_HANDLER) ? NULL : lx_cq_event,
-				  &lx->cq_evctx[s->c], &ca);
-		if (IS_ERR(cq))
-			return PTR_ERR(cq);
-		lx->cq[s->c] = cq;
-		return 0;
+		return dx_keep(sl->cq[s->c],
+			       ib_create_cq(lx->dev, NULL, lx_handler(s),
+					    dx_slots_evctx(sl, DX_K_CQ, s->c), &ca));
 	}
 	case DX_DESTROY_CQ:
-		if (!lx->cq[s->c])
-			return DX_RC_DEAD_SLOT;
-		rc = ib_destroy_cq_user(lx->cq[s->c], NULL);
-		if (!rc) {
-			lx->cq_gone[s->c] = lx->cq[s->c];
-			lx->cq[s->c] = NULL;
-		}
+		rc = ib_destroy_cq_user(sl->cq[s->c], NULL);
+		if (!rc)
+			dx_slots_cq_gone(sl, s->c);
 		return rc;
 	case DX_CREATE_TGT:
 	case DX_CREATE_QP:
 		return lx_create(lx, s, o);
 	case DX_OPEN: {
 		struct ib_qp_open_attr oa = {
-			.event_handler = (s->flags & DX_F_NO_HANDLER) ? NULL : lx_event,
-			.qp_context = &lx->evctx[s->q],
-			.qp_num = lx_resolve_qpn(lx, s->qpn),
-			.qp_type = s->arg,
+			.event_handler = lx_handler(s),
+			.qp_context = dx_slots_evctx(sl, DX_K_QP, s->q),
+			.qp_num = dx_slots_qpn(sl, s->qpn),
+			.qp_type = s->open.qp_type,
 		};
+		struct ib_qp *qp = ib_open_qp(sl->xrcd[s->x], &oa);
 
-		if (lx->qp[s->q] || !lx->xrcd[s->x])
-			return DX_RC_DEAD_SLOT;
-		qp = ib_open_qp(lx->xrcd[s->x], &oa);
 		if (IS_ERR(qp))
 			return PTR_ERR(qp);
 		o->out[n++] = qp->qp_num == oa.qp_num;
 		o->out[n++] = qp->qp_type;
 		o->out[n++] = qp->real_qp != qp;
 		o->nout = n;
-		lx_record(lx, s->q, qp);
+		dx_slots_put_qp(sl, s->q, qp, qp->real_qp, qp->qp_num);
 		return 0;
 	}
 	case DX_CLOSE:
-		if (!lx->qp[s->q])
-			return DX_RC_DEAD_SLOT;
-		rc = ib_close_qp(lx->qp[s->q]);
-		if (!rc)
-			lx->qp[s->q] = NULL;
-		return rc;
+		return dx_free(sl->qp[s->q], ib_close_qp(sl->qp[s->q]));
 	case DX_CLOSE_REAL:
-		if (!lx->real[s->q])
-			return DX_RC_DEAD_SLOT;
-		return ib_close_qp(lx->real[s->q]);
+		return ib_close_qp(sl->real[s->q]);
 	case DX_DESTROY:
-		if (!lx->qp[s->q])
-			return DX_RC_DEAD_SLOT;
-		return lx_destroy(lx, lx->qp[s->q], s->q);
+		return lx_destroy(lx, sl->qp[s->q], s->q);
 	case DX_DESTROY_REAL:
-		if (!lx->real[s->q])
-			return DX_RC_DEAD_SLOT;
-		return lx_destroy(lx, lx->real[s->q], -1);
+		return lx_destroy(lx, sl->real[s->q], -1);
 	case DX_MODIFY:
-		if (!lx->qp[s->q])
-			return DX_RC_DEAD_SLOT;
 		/* D5: _ib_modify_qp() indexes port_data[] with it unchecked. */
-		if ((s->mask & IB_QP_PORT) && s->var == DX_V_PORT2)
+		if ((s->modify.mask & IB_QP_PORT) && s->modify.variant == DX_V_PORT2)
 			return DX_RC_NOT_RUN;
-		lx_fill_attr(s, &attr);
-		return ib_modify_qp(lx->qp[s->q], &attr, s->mask);
-	case DX_QUERY:
-		if (!lx->qp[s->q])
-			return DX_RC_DEAD_SLOT;
+		dx_fill_attr(&attr, s, LX_DLID);
+		attr.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+		attr.alt_ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+		return ib_modify_qp(sl->qp[s->q], &attr, s->modify.mask);
+	case DX_QUERY: {
+		struct ib_qp *qp = sl->qp[s->q];
+
 		memset(&attr, 0, sizeof(attr));
 		memset(&init, 0, sizeof(init));
-		rc = ib_query_qp(lx->qp[s->q], &attr, s->mask, &init);
+		rc = ib_query_qp(qp, &attr, 0, &init);
 		if (!rc)
-			lx_out_query(o, lx->qp[s->q], &attr, &init);
+			dx_out_query(o, &attr, &init, LX_DLID_OF,
+				     qp->qp_num == qp->real_qp->qp_num);
 		return rc;
-	case DX_RAISE:
-		return ref_api.raise(lx->ref, lx_resolve_qpn(lx, s->qpn), s->arg);
-	case DX_INJECT:
-		ref_api.inject(lx->ref, s->arg == DX_INJ_CREATE_QP ? XQP_REFDEV_OP_CREATE_QP :
-			       XQP_REFDEV_OP_DESTROY_QP, s->var, 0);
-		return 0;
-	case DX_CREATE_SRQ: {
-		struct ib_srq_init_attr sa = {
-			.attr = { .max_wr = 10, .max_sge = 1 },
-			.srq_type = s->x == -1 ? IB_SRQT_BASIC : IB_SRQT_XRC,
-			.event_handler = (s->flags & DX_F_NO_HANDLER) ? NULL : lx_srq_event,
-			.srq_context = &lx->srq_evctx[s->s],
-		};
-		struct ib_srq *srq;
-
-		if (lx->srq[s->s] || !lx->pd[s->p])
-			return DX_RC_DEAD_SLOT;
-		if (sa.srq_type == IB_SRQT_XRC) {
-			/* D8: ib_core takes ext.cq's usecnt unchecked */
-			if (s->c < 0)
-				return DX_RC_NOT_RUN;
-			if (!lx->cq[s->c] || (s->x >= 0 && !lx->xrcd[s->x]))
-				return DX_RC_DEAD_SLOT;
-			sa.ext.cq = lx->cq[s->c];
-			sa.ext.xrc.xrcd = s->x >= 0 ? lx->xrcd[s->x] : NULL;
-		}
-		srq = ib_create_srq_user(lx->pd[s->p], &sa, NULL, NULL);
-		if (IS_ERR(srq))
-			return PTR_ERR(srq);
-		o->out[n++] = sa.attr.max_wr;
-		o->out[n++] = sa.attr.max_sge;
-		o->nout = n;
-		lx->srq[s->s] = srq;
-		return 0;
 	}
+	case DX_RAISE:
+		return ref_api.raise(lx->ref, dx_slots_qpn(sl, s->qpn), s->raise.event);
+	case DX_INJECT:
+		ref_api.inject(lx->ref, s->inject.op == DX_INJ_CREATE_QP ? XQP_REFDEV_OP_CREATE_QP :
+			       XQP_REFDEV_OP_DESTROY_QP, s->inject.err, 0);
+		return 0;
+	case DX_CREATE_SRQ:
+		return lx_create_srq(lx, s, o);
 	case DX_DESTROY_SRQ:
-		if (!lx->srq[s->s])
-			return DX_RC_DEAD_SLOT;
-		rc = ib_destroy_srq_user(lx->srq[s->s], NULL);
-		if (!rc) {
-			lx->srq_gone[s->s] = lx->srq[s->s];
-			lx->srq[s->s] = NULL;
-		}
+		rc = ib_destroy_srq_user(sl->srq[s->s], NULL);
+		if (!rc)
+			dx_slots_srq_gone(sl, s->s);
 		return rc;
 	case DX_RAISE_CQ_EVENT:
-		if (!lx->cq[s->c] && !lx->cq_gone[s->c])
-			return DX_RC_DEAD_SLOT;
-		return ref_api.raise_cq(lx->ref, lx->cq[s->c] ?: lx->cq_gone[s->c], s->arg);
+		return ref_api.raise_cq(lx->ref, sl->cq[s->c] ?: sl->cq_gone[s->c],
+					s->raise.event);
 	case DX_RAISE_SRQ_EVENT:
-		if (!lx->srq[s->s] && !lx->srq_gone[s->s])
-			return DX_RC_DEAD_SLOT;
-		return ref_api.raise_srq(lx->ref, lx->srq[s->s] ?: lx->srq_gone[s->s], s->arg);
+		return ref_api.raise_srq(lx->ref, sl->srq[s->s] ?: sl->srq_gone[s->s],
+					 s->raise.event);
 	case DX_REAP_LEAKED:
-		if (!(lx->qpn_valid & BIT(s->q)))
+		if (!(sl->qpn_valid & BIT(s->q)))
 			return DX_RC_DEAD_SLOT;
-		return lx_reap_leaked(lx, lx->qpn[s->q]);
+		return lx_reap_leaked(lx, sl->qpn[s->q]);
 	case DX_QPN_CURSOR:
-		ref_api.set_cursor(lx->ref, s->arg);
+		ref_api.set_cursor(lx->ref, s->cursor.next);
 		return 0;
 	case DX_SIZES:
 		/* __ib_open_qp() allocates a whole struct ib_qp per handle */
@@ -682,70 +407,51 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 	return -EOPNOTSUPP;
 }
 
+/* A handle on the QP numbered @qpn in XRCD slot @x, or an error pointer. */
+static struct ib_qp *lx_open_tgt(struct lx_ctx *lx, int x, u32 qpn)
+{
+	struct ib_qp_open_attr oa = { .qp_num = qpn, .qp_type = IB_QPT_XRC_TGT };
+
+	return ib_open_qp(lx->sl.xrcd[x], &oa);
+}
+
 static void lx_observe(void *ctx, struct dx_obs *o)
 {
 	struct lx_ctx *lx = ctx;
+	struct dx_slots *sl = &lx->sl;
 	struct xqp_refdev_counts c;
 	struct ib_qp_attr attr;
 	struct ib_qp_init_attr init;
 	int i, x, rc;
 
-	for (x = 0; x < DX_NX; x++) {
-		if (!lx->xrcd[x])
-			continue;
-		o->xrcd_live |= BIT(x);
-		o->usecnt[x] = atomic_read(&lx->xrcd[x]->usecnt);
-	}
-	for (i = 0; i < DX_NP; i++)
-		if (lx->pd[i])
-			o->pd_live |= BIT(i);
-	for (i = 0; i < DX_NC; i++)
-		if (lx->cq[i])
-			o->cq_live |= BIT(i);
-	for (i = 0; i < DX_NS; i++)
-		if (lx->srq[i])
-			o->srq_live |= BIT(i);
+	dx_slots_observe(sl, o);
+	for (x = 0; x < DX_NX; x++)
+		if (sl->xrcd[x])
+			o->usecnt[x] = atomic_read(&((struct ib_xrcd *)sl->xrcd[x])->usecnt);
 	for (i = 0; i < DX_NQ; i++) {
-		struct ib_qp *qp = lx->qp[i];
+		struct ib_qp *qp = sl->qp[i];
 
 		if (!qp)
 			continue;
-		o->qp_live |= BIT(i);
 		o->handles[i] = atomic_read(&qp->real_qp->usecnt);
 		rc = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
 		o->state[i] = rc ? rc : attr.qp_state;
 	}
 	/* Openable: open (no handler) and close right away. */
 	for (i = 0; i < DX_NQ; i++) {
-		if (!(lx->qpn_valid & BIT(i)))
+		if (!(sl->qpn_valid & BIT(i)))
 			continue;
 		for (x = 0; x < DX_NX; x++) {
-			struct ib_qp_open_attr oa = {
-				.qp_num = lx->qpn[i],
-				.qp_type = IB_QPT_XRC_TGT,
-			};
 			struct ib_qp *h;
 
-			if (!lx->xrcd[x])
+			if (!sl->xrcd[x])
 				continue;
-			h = ib_open_qp(lx->xrcd[x], &oa);
+			h = lx_open_tgt(lx, x, sl->qpn[i]);
 			if (IS_ERR(h))
 				continue;
 			o->open_bits |= BIT(i * DX_NX + x);
 			ib_close_qp(h);
 		}
-	}
-	for (i = 0; i < DX_NQ; i++) {
-		o->ev[i] = lx->ev[i];
-		lx->ev[i] = (struct dx_ev){ .elem = -1 };
-	}
-	for (i = 0; i < DX_NC; i++) {
-		o->cq_ev[i] = lx->cq_ev[i];
-		lx->cq_ev[i] = (struct dx_ev){ .elem = -1 };
-	}
-	for (i = 0; i < DX_NS; i++) {
-		o->srq_ev[i] = lx->srq_ev[i];
-		lx->srq_ev[i] = (struct dx_ev){ .elem = -1 };
 	}
 	ref_api.counts(lx->ref, &c);
 	o->drv[0] = c.pd;
@@ -758,6 +464,7 @@ static void lx_observe(void *ctx, struct dx_obs *o)
 static unsigned int lx_teardown(void *ctx, struct kunit *test)
 {
 	struct lx_ctx *lx = ctx;
+	struct dx_slots *sl = &lx->sl;
 	unsigned int left = 0;
 	int i, x;
 
@@ -765,45 +472,44 @@ static unsigned int lx_teardown(void *ctx, struct kunit *test)
 	ref_api.inject(lx->ref, XQP_REFDEV_OP_DESTROY_QP, 0, 0);
 
 	/* Handles first: the last one of a QP destroys it. */
-	for (i = 0; i < DX_NQ; i++)
-		if (lx->qp[i] && lx->qp[i]->real_qp != lx->qp[i])
-			lx_destroy(lx, lx->qp[i], i);
+	for (i = 0; i < DX_NQ; i++) {
+		struct ib_qp *qp = sl->qp[i];
+
+		if (qp && qp->real_qp != qp)
+			lx_destroy(lx, qp, i);
+	}
 	/* Handle-less XRC_TGT QPs still published: open one, destroy it. */
 	for (i = 0; i < DX_NQ; i++) {
-		if (!(lx->qpn_valid & BIT(i)))
+		if (!(sl->qpn_valid & BIT(i)))
 			continue;
 		for (x = 0; x < DX_NX; x++) {
-			struct ib_qp_open_attr oa = {
-				.qp_num = lx->qpn[i],
-				.qp_type = IB_QPT_XRC_TGT,
-			};
 			struct ib_qp *h;
 
-			if (!lx->xrcd[x])
+			if (!sl->xrcd[x])
 				continue;
-			h = ib_open_qp(lx->xrcd[x], &oa);
+			h = lx_open_tgt(lx, x, sl->qpn[i]);
 			if (!IS_ERR(h))
 				lx_destroy(lx, h, -1);
 		}
 	}
 	/* Real QPs a failed last destroy left behind (D1). */
 	for (i = 0; i < DX_NQ; i++)
-		if (lx->qpn_valid & BIT(i))
-			lx_reap_leaked(lx, lx->qpn[i]);
+		if (sl->qpn_valid & BIT(i))
+			lx_reap_leaked(lx, sl->qpn[i]);
 	for (i = 0; i < DX_NQ; i++)
-		if (lx->qp[i] && lx_destroy(lx, lx->qp[i], i))
+		if (sl->qp[i] && lx_destroy(lx, sl->qp[i], i))
 			left++;
 	for (i = 0; i < DX_NS; i++)
-		if (lx->srq[i] && ib_destroy_srq_user(lx->srq[i], NULL))
+		if (sl->srq[i] && ib_destroy_srq_user(sl->srq[i], NULL))
 			left++;
 	for (i = 0; i < DX_NC; i++)
-		if (lx->cq[i] && ib_destroy_cq_user(lx->cq[i], NULL))
+		if (sl->cq[i] && ib_destroy_cq_user(sl->cq[i], NULL))
 			left++;
 	for (i = 0; i < DX_NP; i++)
-		if (lx->pd[i] && ib_dealloc_pd_user(lx->pd[i], NULL))
+		if (sl->pd[i] && ib_dealloc_pd_user(sl->pd[i], NULL))
 			left++;
 	for (x = 0; x < DX_NX; x++)
-		if (lx->xrcd[x] && ib_dealloc_xrcd_user(lx->xrcd[x], NULL))
+		if (sl->xrcd[x] && ib_dealloc_xrcd_user(sl->xrcd[x], NULL))
 			left++;
 	if (left)
 		kunit_err(test, "linux: %u objects could not be destroyed\n", left);

@@ -55,36 +55,42 @@ const char *const dx_div_names[DX_DIVS] = {
 #define FREE_CQ(c_, ...)	{ .op = DX_DESTROY_CQ, .c = (c_), __VA_ARGS__ }
 /* An XRC_TGT QP in x (-1: none): q gets the creator's handle. */
 #define TGT(q_, x_, ...)	{ .op = DX_CREATE_TGT, .q = (q_), .x = (x_), \
-				  .var = DX_QPT_XRC_TGT, __VA_ARGS__ }
+				  .create.qp_type = DX_QPT_XRC_TGT, __VA_ARGS__ }
 /* An ordinary QP of type t on PD p, CQ c (send and receive). */
-#define QP(q_, t_, p_, c_, ...)	{ .op = DX_CREATE_QP, .q = (q_), .var = (t_), .p = (p_), \
-				  .c = (c_), .s = -1, __VA_ARGS__ }
-#define QP_SRQ(q_, t_, p_, c_, s_) { .op = DX_CREATE_QP, .q = (q_), .var = (t_), .p = (p_), \
-				  .c = (c_), .s = (s_) }
+#define QP(q_, t_, p_, c_, ...)	{ .op = DX_CREATE_QP, .q = (q_), .create.qp_type = (t_), \
+				  .p = (p_), .c = (c_), .s = -1, __VA_ARGS__ }
+#define QP_SRQ(q_, t_, p_, c_, s_) { .op = DX_CREATE_QP, .q = (q_), .create.qp_type = (t_), \
+				  .p = (p_), .c = (c_), .s = (s_) }
+/* A create's wish list (DX_CAP_*; none by default). */
+#define CAPS(set_)		.create.caps = (set_)
 /* Open in x the QP whose number q src holds (or DX_QPN_*). */
 #define OPEN(q_, x_, src_, ...)	{ .op = DX_OPEN, .q = (q_), .x = (x_), .qpn = (src_), \
-				  .arg = DX_QPT_XRC_TGT, __VA_ARGS__ }
+				  .open.qp_type = DX_QPT_XRC_TGT, __VA_ARGS__ }
 #define OPEN_T(q_, x_, src_, t_, ...) { .op = DX_OPEN, .q = (q_), .x = (x_), .qpn = (src_), \
-				  .arg = (t_), __VA_ARGS__ }
+				  .open.qp_type = (t_), __VA_ARGS__ }
 #define CLOSE(q_, ...)		{ .op = DX_CLOSE, .q = (q_), __VA_ARGS__ }
 #define CLOSE_REAL(q_, ...)	{ .op = DX_CLOSE_REAL, .q = (q_), __VA_ARGS__ }
 #define DESTROY(q_, ...)	{ .op = DX_DESTROY, .q = (q_), __VA_ARGS__ }
 #define DESTROY_REAL(q_, ...)	{ .op = DX_DESTROY_REAL, .q = (q_), __VA_ARGS__ }
-#define MODIFY(q_, st_, m_, ...) { .op = DX_MODIFY, .q = (q_), .arg = (st_), .mask = (m_), \
-				  __VA_ARGS__ }
+#define MODIFY(q_, st_, m_, ...) { .op = DX_MODIFY, .q = (q_), .modify.state = (st_), \
+				  .modify.mask = (m_), __VA_ARGS__ }
+/* Which attribute of a MODIFY is off (DX_V_*; all valid by default). */
+#define VARIANT(v_)		.modify.variant = (v_)
 #define QUERY(q_)		{ .op = DX_QUERY, .q = (q_) }
-#define RAISE(src_, ev_, ...)	{ .op = DX_RAISE, .qpn = (src_), .arg = (ev_), __VA_ARGS__ }
-#define INJECT(op_, err_)	{ .op = DX_INJECT, .arg = (op_), .var = (err_) }
+#define RAISE(src_, ev_, ...)	{ .op = DX_RAISE, .qpn = (src_), .raise.event = (ev_), __VA_ARGS__ }
+#define INJECT(op_, err_)	{ .op = DX_INJECT, .inject.op = (op_), .inject.err = (err_) }
 #define SRQ(s_, p_, ...)	{ .op = DX_CREATE_SRQ, .s = (s_), .p = (p_), .x = -1, __VA_ARGS__ }
 #define XSRQ(s_, p_, c_, x_, ...) { .op = DX_CREATE_SRQ, .s = (s_), .p = (p_), .c = (c_), \
 				  .x = (x_), __VA_ARGS__ }
 #define FREE_SRQ(s_, ...)	{ .op = DX_DESTROY_SRQ, .s = (s_), __VA_ARGS__ }
 #define REAP(q_, ...)		{ .op = DX_REAP_LEAKED, .q = (q_), __VA_ARGS__ }
 #define SIZES(...)		{ .op = DX_SIZES, __VA_ARGS__ }
-#define CURSOR(n_)		{ .op = DX_QPN_CURSOR, .arg = (n_) }
+#define CURSOR(n_)		{ .op = DX_QPN_CURSOR, .cursor.next = (n_) }
 /* An async event on the CQ (SRQ) of a slot, or the last one destroyed there. */
-#define RAISE_CQ(c_, ev_, ...)	{ .op = DX_RAISE_CQ_EVENT, .c = (c_), .arg = (ev_), __VA_ARGS__ }
-#define RAISE_SRQ(s_, ev_, ...)	{ .op = DX_RAISE_SRQ_EVENT, .s = (s_), .arg = (ev_), __VA_ARGS__ }
+#define RAISE_CQ(c_, ev_, ...)	{ .op = DX_RAISE_CQ_EVENT, .c = (c_), .raise.event = (ev_), \
+				  __VA_ARGS__ }
+#define RAISE_SRQ(s_, ev_, ...)	{ .op = DX_RAISE_SRQ_EVENT, .s = (s_), .raise.event = (ev_), \
+				  __VA_ARGS__ }
 #define QPN			.flags = DX_F_QPN
 #define END			{ .op = DX_END }
 
@@ -116,9 +122,9 @@ static const struct dx_step sc_create_tgt_returns_handle[] = {
 
 static const struct dx_step sc_create_tgt_grants_caps[] = {
 	ALLOC_XRCD(0),
-	TGT(0, 0, .arg = DX_CAP_SMALL),	/* out: the granted caps, rewritten */
+	TGT(0, 0, CAPS(DX_CAP_SMALL)),	/* out: the granted caps, rewritten */
 	QUERY(0),
-	TGT(1, 0, .arg = DX_CAP_ODD),
+	TGT(1, 0, CAPS(DX_CAP_ODD)),
 	QUERY(1),
 	DESTROY(0),
 	DESTROY(1),
@@ -151,9 +157,9 @@ static const struct dx_step sc_query_sq_sig_type[] = {
 
 static const struct dx_step sc_create_tgt_rejects_caps[] = {
 	ALLOC_XRCD(0),
-	TGT(0, 0, .arg = DX_CAP_TOO_MANY_WR, .rc = -EINVAL),
-	TGT(0, 0, .arg = DX_CAP_TOO_MANY_SGE, .rc = -EINVAL),
-	TGT(0, 0, .arg = DX_CAP_FLAGS, .rc = -EOPNOTSUPP),
+	TGT(0, 0, CAPS(DX_CAP_TOO_MANY_WR), .rc = -EINVAL),
+	TGT(0, 0, CAPS(DX_CAP_TOO_MANY_SGE), .rc = -EINVAL),
+	TGT(0, 0, CAPS(DX_CAP_FLAGS), .rc = -EOPNOTSUPP),
 	FREE_XRCD(0),			/* nothing was left behind */
 	END
 };
@@ -190,12 +196,12 @@ static const struct dx_step sc_create_rc_returns_real_qp[] = {
 static const struct dx_step sc_create_every_type[] = {
 	ALLOC_PD(0),
 	MAKE_CQ(0),
-	QP(0, DX_QPT_RC, 0, 0, .arg = DX_CAP_SMALL),
-	QP(1, DX_QPT_UC, 0, 0, .arg = DX_CAP_ODD),
-	QP(2, DX_QPT_UD, 0, 0, .arg = DX_CAP_SMALL),
-	QP(3, DX_QPT_XRC_INI, 0, 0, .arg = DX_CAP_SMALL),
+	QP(0, DX_QPT_RC, 0, 0, CAPS(DX_CAP_SMALL)),
+	QP(1, DX_QPT_UC, 0, 0, CAPS(DX_CAP_ODD)),
+	QP(2, DX_QPT_UD, 0, 0, CAPS(DX_CAP_SMALL)),
+	QP(3, DX_QPT_XRC_INI, 0, 0, CAPS(DX_CAP_SMALL)),
 	QUERY(0), QUERY(1), QUERY(2), QUERY(3),
-	QP(4, DX_QPT_RC, 0, 0, .arg = DX_CAP_TOO_MANY_WR, .rc = -EINVAL),
+	QP(4, DX_QPT_RC, 0, 0, CAPS(DX_CAP_TOO_MANY_WR), .rc = -EINVAL),
 	DESTROY(0), DESTROY(1), DESTROY(2), DESTROY(3),
 	FREE_CQ(0),
 	FREE_PD(0),
@@ -553,7 +559,7 @@ static const struct dx_step sc_rc_walk[] = {
 	MODIFY(0, DX_RTR, RTR_RC | DX_M_ALT_PATH),
 	QUERY(0),
 	MODIFY(0, DX_RTS, RTS_RC),
-	MODIFY(0, DX_RTS, S | DX_M_CUR_STATE | DX_M_MIN_RNR, .var = DX_V_CUR_RTS),
+	MODIFY(0, DX_RTS, S | DX_M_CUR_STATE | DX_M_MIN_RNR, VARIANT(DX_V_CUR_RTS)),
 	QUERY(0),
 	MODIFY(0, DX_SQD, S),
 	MODIFY(0, DX_SQD, S | DX_M_PORT | DX_M_TIMEOUT | DX_M_MAX_DEST_RD),
@@ -651,12 +657,12 @@ static const struct dx_step sc_xrc_ini_walk[] = {
 static const struct dx_step sc_cur_state_rules[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
-	MODIFY(0, DX_INIT, INIT_CONN | DX_M_CUR_STATE, .var = DX_V_CUR_RESET, .rc = -EINVAL),
+	MODIFY(0, DX_INIT, INIT_CONN | DX_M_CUR_STATE, VARIANT(DX_V_CUR_RESET), .rc = -EINVAL),
 	TGT_TO_RTS(0),
-	MODIFY(0, DX_RTS, S | DX_M_CUR_STATE, .var = DX_V_CUR_RTS),
+	MODIFY(0, DX_RTS, S | DX_M_CUR_STATE, VARIANT(DX_V_CUR_RTS)),
 	/* The driver takes cur_qp_state on trust: SQD -> RTS is checked. */
-	MODIFY(0, DX_RTS, S | DX_M_CUR_STATE | DX_M_MIN_RNR, .var = DX_V_CUR_SQD),
-	MODIFY(0, DX_SQD, S | DX_M_CUR_STATE, .var = DX_V_CUR_RTS, .rc = -EINVAL),
+	MODIFY(0, DX_RTS, S | DX_M_CUR_STATE | DX_M_MIN_RNR, VARIANT(DX_V_CUR_SQD)),
+	MODIFY(0, DX_SQD, S | DX_M_CUR_STATE, VARIANT(DX_V_CUR_RTS), .rc = -EINVAL),
 	QUERY(0),
 	DESTROY(0),
 	FREE_XRCD(0),
@@ -691,11 +697,11 @@ static const struct dx_step sc_err_and_reset_from_everywhere[] = {
 static const struct dx_step sc_modify_checks_attributes[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
-	MODIFY(0, DX_INIT, INIT_CONN, .var = DX_V_PORT0, .rc = -EINVAL),
-	MODIFY(0, DX_INIT, INIT_CONN, .var = DX_V_PKEY64, .rc = -EINVAL),
-	MODIFY(0, DX_INIT, INIT_CONN, .var = DX_V_ACCESS_BAD, .rc = -EINVAL),
+	MODIFY(0, DX_INIT, INIT_CONN, VARIANT(DX_V_PORT0), .rc = -EINVAL),
+	MODIFY(0, DX_INIT, INIT_CONN, VARIANT(DX_V_PKEY64), .rc = -EINVAL),
+	MODIFY(0, DX_INIT, INIT_CONN, VARIANT(DX_V_ACCESS_BAD), .rc = -EINVAL),
 	MODIFY(0, DX_INIT, INIT_CONN),
-	MODIFY(0, DX_RTR, RTR_RC, .var = DX_V_MTU6, .rc = -EINVAL),
+	MODIFY(0, DX_RTR, RTR_RC, VARIANT(DX_V_MTU6), .rc = -EINVAL),
 	MODIFY(0, DX_RTR, S | (1 << 22), .rc = -EOPNOTSUPP),	/* an unknown bit */
 	MODIFY(0, DX_INIT, S | DX_M_RATE_LIMIT, .rc = -EINVAL),
 	MODIFY(0, DX_INIT, S | DX_M_CAP, .rc = -EINVAL),
@@ -710,9 +716,9 @@ static const struct dx_step sc_psn_masked_to_24_bits[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	MODIFY(0, DX_INIT, INIT_CONN),
-	MODIFY(0, DX_RTR, RTR_RC, .var = DX_V_BIG_PSN),
+	MODIFY(0, DX_RTR, RTR_RC, VARIANT(DX_V_BIG_PSN)),
 	QUERY(0),
-	MODIFY(0, DX_RTS, RTS_TGT, .var = DX_V_BIG_PSN),
+	MODIFY(0, DX_RTS, RTS_TGT, VARIANT(DX_V_BIG_PSN)),
 	QUERY(0),
 	DESTROY(0),
 	FREE_XRCD(0),
@@ -1084,7 +1090,7 @@ static const struct dx_step sc_modify_port_out_of_range[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	/* Linux reads port_data[2] out of bounds before the driver refuses */
-	MODIFY(0, DX_INIT, INIT_CONN, .var = DX_V_PORT2, XQ(D5, RC, -EINVAL)),
+	MODIFY(0, DX_INIT, INIT_CONN, VARIANT(DX_V_PORT2), XQ(D5, RC, -EINVAL)),
 	MODIFY(0, DX_INIT, INIT_CONN),
 	QUERY(0),
 	DESTROY(0),
@@ -1098,10 +1104,10 @@ static const struct dx_step sc_av_port_checked[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	MODIFY(0, DX_INIT, INIT_CONN),
-	MODIFY(0, DX_RTR, RTR_RC, .var = DX_V_AV_PORT2, .rc = -EINVAL),
+	MODIFY(0, DX_RTR, RTR_RC, VARIANT(DX_V_AV_PORT2), .rc = -EINVAL),
 	MODIFY(0, DX_RESET, S),
 	MODIFY(0, DX_INIT, INIT_CONN),
-	MODIFY(0, DX_RTR, RTR_RC | DX_M_ALT_PATH, .var = DX_V_ALT_AV_PORT2, .rc = -EINVAL),
+	MODIFY(0, DX_RTR, RTR_RC | DX_M_ALT_PATH, VARIANT(DX_V_ALT_AV_PORT2), .rc = -EINVAL),
 	MODIFY(0, DX_RESET, S),
 	MODIFY(0, DX_INIT, INIT_CONN),
 	MODIFY(0, DX_RTR, RTR_RC | DX_M_ALT_PATH),
