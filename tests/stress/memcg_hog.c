@@ -13,10 +13,10 @@
  *       qp  RC QPs of 1024 send and receive WRs (work queue rings)
  *       mr  memory regions over one 256 KiB buffer, registered again and
  *           again (each registration pins and counts its pages)
- *     Prints "hog KIND: rss KIB" first, then "hog KIND: N created" every
- *     64 objects, and at the end "hog KIND: N created, stopped: ERRNO-NAME"
- *     (or "... stopped: time"); then waits (holding everything) until
- *     killed. A memory cgroup OOM kill can end it before that line.
+ *     Prints "hog KIND: rss KIB" first, then "hog KIND: N created" after
+ *     every object (every 64 PDs), and at the end "hog KIND: N created,
+ *     stopped: ERRNO-NAME" (or "... stopped: time"); then waits (holding
+ *     everything) until killed. A memory cgroup OOM kill can end it before that line.
  *
  *   xqp-memcg worker FILE
  *     RC traffic between xqp_soft0 and xqp_soft1 (SEND and RDMA WRITE,
@@ -107,7 +107,8 @@ static int hog(const char *kind, uid_t uid, long memlock_kib, int seconds)
 			       err == ENOMEM ? "ENOMEM" : strerror(err));
 			break;
 		}
-		if (++n % 64 == 0) {
+		/* every object but PDs (many, small): an OOM kill can end it any time */
+		if (++n % (strcmp(kind, "pd") ? 1 : 64) == 0) {
 			printf("hog %s: %lu created\n", kind, n);
 			fflush(stdout);
 		}
@@ -152,7 +153,9 @@ static int worker(const char *file)
 	unsigned char *abuf, *bbuf;
 	unsigned long done = 0;
 	uint64_t rs = 1;
+	char tmp[4096];
 
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
 	signal(SIGTERM, on_term);
 	if (stress_open_dev("xqp_soft0", 64, &a) || stress_open_dev("xqp_soft1", 64, &b))
 		return fail("open devices");
@@ -214,10 +217,12 @@ static int worker(const char *file)
 				return 1;
 			}
 			done++;
-			f = fopen(file, "w");
+			/* a reader sees the old count or the new one, never a torn file */
+			f = fopen(tmp, "w");
 			if (f) {
 				fprintf(f, "%lu\n", done);
-				fclose(f);
+				if (!fclose(f))
+					rename(tmp, file);
 			}
 		}
 		if (ibv_destroy_qp(qa) || ibv_destroy_qp(qb))
