@@ -16,7 +16,8 @@
  *     Prints "hog KIND: rss KIB" first, then "hog KIND: N created" after
  *     every object (every 64 PDs), and at the end "hog KIND: N created,
  *     stopped: ERRNO-NAME" (or "... stopped: time"); then waits (holding
- *     everything) until killed. A memory cgroup OOM kill can end it before that line.
+ *     everything) until killed. A memory cgroup OOM kill can end it
+ *     before that line.
  *
  *   xqp-memcg worker FILE
  *     RC traffic between xqp_soft0 and xqp_soft1 (SEND and RDMA WRITE,
