@@ -55,6 +55,7 @@ struct fz_shared {
 	uint32_t nqpn, nsrqn;
 	struct { uint32_t rkey; uint64_t addr; } mr[16];
 	uint32_t nmr;
+	uint32_t injected;	/* an FZ_INJECT ran: disarm after the program */
 	long commands;
 };
 
@@ -432,6 +433,7 @@ static void inject(const struct fz_op *op)
 	k = snprintf(line, sizeof(line), "%s %d %d", soft_ops[op->a[1] % N_SOFT_OPS],
 		     errs[op->a[2] % 4], op->a[3] % 4);
 	count();
+	__atomic_store_n(&shared->injected, 1, __ATOMIC_RELAXED);
 	(void)!write(fd, line, (size_t)k);
 	close(fd);
 }
@@ -1135,7 +1137,8 @@ int fz_exec(const struct fz_prog *p, long *commands)
 		exec_stop();	/* died (killed by an oops?): the log tells */
 	}
 out:
-	fz_exec_disarm();
+	if (shared->injected)
+		fz_exec_disarm();
 	*commands += shared->commands - before;
 	return ret;
 }
