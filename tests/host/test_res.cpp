@@ -4,7 +4,9 @@
  * by the cursor across calls with budget 1, across objects destroyed and
  * created between calls, and across an emit that has no room.
  */
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "fixture.h"
@@ -263,6 +265,41 @@ TEST_F(Res, XrcdOwnerInodeAndUsecnt)
 	walk_all(XQP_RES_XRCD, c, 1);
 	EXPECT_EQ(c.seen[0].owner, nullptr);
 	EXPECT_EQ(xqp_destroy_qp(t), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+}
+
+/* Walks while another thread opens and closes handles and makes QPs. */
+TEST_F(Res, WalkDuringOpenCloseCreate)
+{
+	xqp_xrcd *x = xrcd();
+	xqp_qp *creator = create_tgt(x);
+	u32 qpn = xqp_qp_num(creator);
+	std::atomic<bool> stop{false};
+	std::thread churn([&] {
+		while (!stop.load()) {
+			xqp_qp *h = open(x, qpn);
+			xqp_qp *t = create_tgt(x);
+			EXPECT_EQ(xqp_close_qp(h), 0);
+			EXPECT_EQ(xqp_destroy_qp(t), 0);
+		}
+	});
+	for (int round = 0; round < 200; round++) {
+		Collector c;
+		walk_all(XQP_RES_QP, c, 1 + round % 3);
+		int shared = 0;
+		for (const Seen &s : c.seen) {
+			if (s.qp_num != qpn)
+				continue;
+			shared++;
+			EXPECT_GE(s.handle_count, 1u);
+			EXPECT_LE(s.handle_count, 2u);
+			EXPECT_EQ(s.contexts.size(), s.handle_count);
+		}
+		EXPECT_EQ(shared, 1);
+	}
+	stop.store(true);
+	churn.join();
+	EXPECT_EQ(xqp_destroy_qp(creator), 0);
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
