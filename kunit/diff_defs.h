@@ -297,6 +297,10 @@ void dx_slots_event(void *context, const void *element, unsigned int type);
 /* Fills what the slots tell of @o (live bits, events) and clears the events. */
 void dx_slots_observe(struct dx_slots *sl, struct dx_obs *o);
 
+/* The soft device under a context of dx_xqp_exec (the fault sweeps arm it). */
+struct xqp_soft;
+struct xqp_soft *dx_xqp_soft(void *ctx);
+
 /*
  * For the executors: dx_keep() stores what a create returned in its slot,
  * or returns its error; dx_free() empties the slot when the free worked.
@@ -327,6 +331,7 @@ void dx_linux_release_api(void);
 extern const struct dx_scenario dx_scenarios[];
 extern const unsigned int dx_nscenarios;
 extern const char *const dx_div_names[DX_DIVS];
+extern const char *const dx_op_names[DX_OPS];	/* diff_engine.c */
 
 /* The canonical attribute values of DX_MODIFY (both executors use them). */
 #define DX_A_QKEY		0x11111

@@ -18,7 +18,7 @@
 
 #include "diff_defs.h"
 
-static const char *const dx_op_names[DX_OPS] = {
+const char *const dx_op_names[DX_OPS] = {
 	[DX_END] = "end",
 	[DX_ALLOC_XRCD] = "alloc_xrcd",
 	[DX_DEALLOC_XRCD] = "dealloc_xrcd",

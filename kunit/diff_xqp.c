@@ -363,6 +363,11 @@ static unsigned int xq_teardown(void *ctx, struct kunit *test)
 	return left;
 }
 
+struct xqp_soft *dx_xqp_soft(void *ctx)
+{
+	return ((struct xq_ctx *)ctx)->soft;
+}
+
 const struct dx_exec dx_xqp_exec = {
 	.name = "xqp",
 	.setup = xq_setup,

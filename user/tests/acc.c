@@ -3,12 +3,21 @@
  * xqp-acceptance: runs every case against xqp's char device and, when
  * given, against Linux's, and compares.
  *
- *   xqp-acceptance [-v] [-c CASE] [-r MODULE] XQP_DEV [LINUX_DEV]
+ *   xqp-acceptance [-v] [-c CASE] [-r MODULE] [-f MAX] XQP_DEV [LINUX_DEV]
  *
  *   -v         show notes and both signatures
  *   -c CASE    run only CASE (repeatable)
  *   -r MODULE  run the device-removal cases instead (they unload MODULE)
  *   -l         list the cases
+ *   -f MAX     allocation-failure sweep (issue 9; xqp's device only): each
+ *              case runs again and again with its process's fail-nth set
+ *              to 1, 2, ... (the N-th allocation the kernel makes for that
+ *              task fails, once; /proc/thread-self/fail-nth, written right
+ *              before the case body) until a run ends without reaching its
+ *              N-th allocation, or MAX runs. What the case itself expects
+ *              does not count then; a run must end (no hang), and leave no
+ *              object in the soft device (its debugfs counts, when there);
+ *              then the case must pass once more, nothing armed.
  *
  * Prints one line per case: "PASS name (...)" or "FAIL name: why". Exit
  * status: 0 if every case passed.
@@ -34,6 +43,7 @@ int g_is_xqp;
 const char *g_soft_module = "xqp_soft";
 static int g_result_fd = -1;
 static int g_verbose;
+static unsigned int g_fail_nth;	/* arm fail-nth for the case body (-f) */
 
 /* ---- recording ---------------------------------------------------------- */
 
@@ -470,6 +480,7 @@ int get_event(struct xqpv_context *ctx, struct xqpv_async_event *ev, int ms)
 struct result {
 	int ran;
 	int status;		/* exit code of the case process; -1 timeout */
+	int nth_left;		/* fail-nth left at the case's exit; -1 unknown */
 	char *tokens;		/* sorted, space separated */
 	char *fails;		/* "; " separated */
 	char *notes;
@@ -494,6 +505,57 @@ static void append(char **dst, const char *sep, const char *s)
 	*dst = n;
 }
 
+/* ---- fail-nth (-f) ------------------------------------------------------ */
+
+static int g_nth_fd = -1;
+static pid_t g_nth_pid;
+
+/*
+ * At the case process's exit (not its children's): what is left of fail-nth
+ * (0: the failure happened), reported as "X N", after disarming.
+ */
+static void fail_nth_report(void)
+{
+	char buf[16];
+	ssize_t n;
+
+	if (getpid() != g_nth_pid || g_nth_fd < 0)
+		return;
+	n = pread(g_nth_fd, buf, sizeof(buf) - 1, 0);
+	if (write(g_nth_fd, "0", 1) < 0)
+		_exit(98);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	dprintf(g_result_fd, "X %d\n", atoi(buf));
+}
+
+/*
+ * The file is opened before arming so that neither arming nor reading back
+ * allocates: only the case body's allocations count.
+ */
+static void fail_nth_arm(unsigned int nth)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", nth);
+
+	g_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (g_nth_fd < 0) {
+		dprintf(g_result_fd, "F cannot open /proc/thread-self/fail-nth: %s\n",
+			errname(errno));
+		exit(1);
+	}
+	g_nth_pid = getpid();
+	if (atexit(fail_nth_report)) {
+		dprintf(g_result_fd, "F atexit failed\n");
+		exit(1);
+	}
+	if (write(g_nth_fd, buf, (size_t)len) != len) {
+		dprintf(g_result_fd, "F cannot arm fail-nth: %s\n", errname(errno));
+		exit(1);
+	}
+}
+
 static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 		     struct result *r)
 {
@@ -505,6 +567,7 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 
 	memset(r, 0, sizeof(*r));
 	r->ran = 1;
+	r->nth_left = -1;
 	if (pipe(p)) {
 		perror("pipe");
 		exit(2);
@@ -519,6 +582,8 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 		g_is_xqp = is_xqp;
 		snprintf(g_case_tag, sizeof(g_case_tag), "%s-%d", c->name, getpid());
 		alarm(120);
+		if (g_fail_nth)
+			fail_nth_arm(g_fail_nth);
 		c->fn();
 		exit(0);
 	}
@@ -564,6 +629,8 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 				append(&r->fails, "; ", line + 2);
 			} else if (line[0] == 'N') {
 				append(&r->notes, "\n    ", line + 2);
+			} else if (line[0] == 'X') {
+				r->nth_left = atoi(line + 2);
 			}
 		}
 	}
@@ -582,6 +649,93 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 	free(toks);
 	/* buf is referenced by nothing now (tokens were copied) */
 	free(buf);
+}
+
+/* ---- the allocation-failure sweep (-f) --------------------------------- */
+
+/*
+ * Live objects of the soft devices (their debugfs "counts" files), with a
+ * "qp 1, cq 2" list of what is there in @what; -1 when no device has the
+ * file (an older xqp_soft.ko, no debugfs).
+ */
+static long soft_objects(char *what, size_t n)
+{
+	long total = -1;
+	size_t used = 0;
+
+	what[0] = '\0';
+	for (int d = 0; d < 8; d++) {
+		char path[80], kind[16];
+		unsigned long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/xqp_soft/xqp_soft%d/counts", d);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (total < 0)
+			total = 0;
+		while (fscanf(f, "%15s %lu", kind, &v) == 2) {
+			total += (long)v;
+			if (v && used < n)
+				used += (size_t)snprintf(what + used, n - used, "%sxqp_soft%d %s %lu",
+							 used ? ", " : "", d, kind, v);
+		}
+		fclose(f);
+	}
+	return total;
+}
+
+static void free_result(struct result *r)
+{
+	free(r->tokens);
+	free(r->fails);
+	free(r->notes);
+}
+
+/*
+ * Sweeps @c on @dev: fail-nth 1, 2, ... until a run does not reach its
+ * N-th allocation or @max runs. Returns 1 if the case passes the sweep.
+ */
+static int sweep_case(const struct acc_case *c, const char *dev, unsigned int max)
+{
+	unsigned int nth, points = 0, complete = 0;
+	char what[256], bad[384] = "";
+	struct result r;
+	long objs;
+
+	for (nth = 1; nth <= max && !bad[0]; nth++) {
+		g_fail_nth = nth;
+		run_case(c, dev, 1, &r);
+		g_fail_nth = 0;
+		if (r.status == -1)
+			snprintf(bad, sizeof(bad), "fail-nth %u: the case hung", nth);
+		objs = soft_objects(what, sizeof(what));
+		if (!bad[0] && objs > 0)
+			snprintf(bad, sizeof(bad), "fail-nth %u: left in the device: %s", nth, what);
+		if (r.nth_left > 0)
+			complete = 1;
+		else
+			points++;
+		free_result(&r);
+		if (complete)
+			break;
+	}
+	if (bad[0]) {
+		printf("FAIL %s: %s\n", c->name, bad);
+		return 0;
+	}
+	run_case(c, dev, 1, &r);
+	if (r.fails) {
+		printf("FAIL %s: after %u failure points the case fails unarmed: %s\n", c->name,
+		       points, r.fails);
+		free_result(&r);
+		return 0;
+	}
+	free_result(&r);
+	printf("PASS %s (%u failure points%s; then passes unarmed)\n", c->name, points,
+	       complete ? ", every one" : ", the first ones only (-f)");
+	return 1;
 }
 
 /* First token that differs, for the report. */
@@ -609,10 +763,11 @@ int main(int argc, char **argv)
 	};
 	const char *only[64];
 	int nonly = 0, removal = 0, list = 0, opt;
+	unsigned int sweep = 0;
 	int passed = 0, failed = 0;
 	const char *xdev, *ldev = NULL;
 
-	while ((opt = getopt(argc, argv, "vc:r:l")) != -1) {
+	while ((opt = getopt(argc, argv, "vc:r:lf:")) != -1) {
 		switch (opt) {
 		case 'v':
 			g_verbose = 1;
@@ -628,14 +783,17 @@ int main(int argc, char **argv)
 		case 'l':
 			list = 1;
 			break;
+		case 'f':
+			sweep = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] XQP_DEV [LINUX_DEV]\n",
+			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX] XQP_DEV [LINUX_DEV]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (!list && optind >= argc) {
-		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] XQP_DEV [LINUX_DEV]\n",
+		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX] XQP_DEV [LINUX_DEV]\n",
 			argv[0]);
 		return 2;
 	}
@@ -663,6 +821,13 @@ int main(int argc, char **argv)
 				printf("%s%s%s\n", c->name,
 				       c->flags & ACC_XQP_ONLY ? " [xqp only]" : "",
 				       c->divergence ? " [divergence]" : "");
+				continue;
+			}
+			if (sweep) {
+				if (sweep_case(c, xdev, sweep))
+					passed++;
+				else
+					failed++;
 				continue;
 			}
 			run_case(c, xdev, 1, &rx);
