@@ -22,6 +22,9 @@ import subprocess
 import sys
 
 OP_SIZE = 16
+# module init and exit code runs at insmod/rmmod, never in a fuzzed command:
+# not counted
+NOT_RUNTIME = (".text.startup", ".text.exit", ".init.text", ".exit.text")
 
 
 def text_sections(ko):
@@ -29,7 +32,8 @@ def text_sections(ko):
                          text=True).stdout
     for line in out.splitlines():
         f = line.split()
-        if len(f) >= 7 and f[0].isdigit() and f[1].startswith(".text"):
+        if len(f) >= 7 and f[0].isdigit() and f[1].startswith(".text") and \
+                f[1] not in NOT_RUNTIME:
             yield f[1], int(f[2], 16)
 
 
@@ -86,7 +90,7 @@ def cov_sites(ko):
             sec = m.group(1)
             continue
         f = line.split()
-        if sec and sec.startswith(".text") and len(f) == 3 and \
+        if sec and sec.startswith(".text") and sec not in NOT_RUNTIME and len(f) == 3 and \
                 f[2].startswith("__sanitizer_cov_trace_pc"):
             sites[sec].add(int(f[0], 16) + 4)
     return sites
