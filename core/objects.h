@@ -12,7 +12,8 @@
  *    handles (or until destroyed) and is freed an RCU grace period after the
  *    driver destroyed it.
  *  - Handle: what users hold for an XRC_TGT QP: compact, points at the
- *    RealQp, linked in its RCU handle list; freed a grace period after close.
+ *    RealQp, linked in its handle list; from its own object cache, freed
+ *    when closed, or by the last event walk in progress on its QP then.
  */
 #ifndef XQP_OBJECTS_H
 #define XQP_OBJECTS_H
@@ -142,10 +143,18 @@ namespace xqp {
 
 enum class Life : u8 { live, dying };
 
-/* What a real QP's lock protects. */
+/*
+ * What a real QP's lock protects. Event walks read the handle list without
+ * the lock (the RcuList reader protocol) and are counted in walks: a handle
+ * closed while none runs is freed at once; one closed during a walk waits
+ * out a delivery to it (its own lock), goes on retired, and the last walk
+ * frees it, so a walker never reads freed memory.
+ */
 struct QpShared {
-	RcuList handles;	/* RCU readers: event fan-out */
+	RcuList handles;
 	u32 handle_count;
+	u32 walks;		/* event walks in progress on this QP */
+	Handle *retired;	/* closed during a walk, linked by next_retired */
 	Life life;
 };
 
@@ -176,15 +185,28 @@ struct RealQp : Allocated, Pinned {
 	void free_after_grace();
 };
 
-struct Handle : Allocated {
+/*
+ * A handle: 64 bytes where a spinlock_t is 4 (xqp_object_sizes()), from the
+ * handle cache (XQP_CACHE_HANDLE), zeroed.
+ */
+struct Handle {
 	xqp_qp base;
+	SpinLock<bool> closed{XQP_LOCK_HANDLE};	/* set by a close during a walk */
 	ListNode node;		/* on real->shared.handles */
-	RealQp *real;
+	union {
+		RealQp *real;		/* while open */
+		Handle *next_retired;	/* once closed during a walk (real's lock) */
+	};
 	xqp_event_handler_t handler;
 	void *context;
 	void *uobj;
-	SpinLock<bool> alive{XQP_LOCK_HANDLE};	/* cleared by close, under lock */
-	xqp_rcu_head rcu;
+
+	static void *operator new(size_t, Gfp gfp) noexcept
+	{
+		return xqp_cache_zalloc(XQP_CACHE_HANDLE, gfp.flags);
+	}
+	static void operator delete(void *p) { xqp_cache_free(XQP_CACHE_HANDLE, p); }
+	static void operator delete(void *p, Gfp) { xqp_cache_free(XQP_CACHE_HANDLE, p); }
 
 	static Handle *from(xqp_qp *qp) { return reinterpret_cast<Handle *>(qp); }
 	static Handle *from_node(ListNode *n)
@@ -198,9 +220,14 @@ struct Handle : Allocated {
 			      void *context);
 	/* Link into real's list; real->shared must be locked by the caller. */
 	void link(QpShared &s);
-	void unlink(QpShared &s);
-	/* No event handler call after this returns; memory freed after a grace. */
-	void retire();
+	/*
+	 * Unlinks from real's list (@s: real->shared, locked by the caller).
+	 * No handler call for it starts after this returns, and none is in
+	 * progress. Returns the handle when the caller frees it (delete, once
+	 * the lock is dropped); null when a walk is in progress on the QP: the
+	 * last walk frees it then.
+	 */
+	[[nodiscard]] Handle *unlink(QpShared &s);
 };
 
 /* Device registry (registry.cpp): clients hear of devices coming and going. */

@@ -148,8 +148,9 @@ static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
 	int ret = xrcd->table.lock()->insert(real->qp_num, real);
 	if (ret) {
 		xrcd->usecnt.dec();
-		h->unlink(*real->shared.lock());
-		h->retire();	/* the driver may already be reporting events on it */
+		/* the driver may already be reporting events on it */
+		Handle *gone = h->unlink(*real->shared.lock());
+		delete gone;
 		return err_ptr<xqp_qp>(ret);
 	}
 	return h->c();

@@ -96,6 +96,7 @@ static void revive(RealQp *real)
 static int destroy_handle(Handle *h)
 {
 	RealQp *real = h->real;
+	Handle *gone = nullptr;
 	bool last;
 
 	{
@@ -104,7 +105,7 @@ static int destroy_handle(Handle *h)
 		if (last)
 			s->life = Life::dying;	/* openers now miss it */
 		else
-			h->unlink(*s);
+			gone = h->unlink(*s);
 	}
 	if (last) {
 		int ret = destroy_xrc_tgt(real);
@@ -112,10 +113,11 @@ static int destroy_handle(Handle *h)
 			revive(real);
 			return ret;
 		}
-		h->unlink(*real->shared.lock());
+		/* the driver reports no event for it any more: no walk is left */
+		gone = h->unlink(*real->shared.lock());
 		real->free_after_grace();
 	}
-	h->retire();
+	delete gone;
 	return 0;
 }
 

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Async QP events. A shared QP's event goes to every handle with a handler,
- * exactly once each, with element.qp set to that handle. The walk is under
- * RCU; each delivery holds only that handle's lock, which close takes to
- * retire the handle, so no handler runs after its close has returned and
- * unrelated QPs never contend.
+ * exactly once each, with element.qp set to that handle. The walk reads the
+ * handle list without the QP's lock, counted in the QP's walks (so no handle
+ * it may reach is freed under it: see QpShared); each delivery holds only
+ * that handle's lock, which a close during a walk takes to mark it closed.
+ * So no handler runs after its close has returned, opens and closes (of
+ * this QP too) go on while a handler runs, and unrelated QPs never contend.
+ * IRQs are off for the whole walk (handlers run in atomic context anyway),
+ * so each handle's lock is taken without an IRQ toggle of its own.
  */
 #include "objects.h"
 
 using namespace xqp;
 
-static void deliver(Handle *h, xqp_event *ev)
+static void deliver(Handle *h, xqp_event *ev, const IrqsOff &irqs)
 {
-	auto alive = h->alive.lock();
-	if (*alive && h->handler) {
+	auto closed = h->closed.lock(irqs);
+	if (!*closed && h->handler) {
 		ev->element.qp = h->c();
 		h->handler(ev, h->context);
 	}
@@ -37,7 +41,22 @@ extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
 		}
 		return;
 	}
-	RcuReadGuard rcu;
-	real->shared.rcu_view().handles.for_each(
-		[&](ListNode *n) { deliver(Handle::from_node(n), &ev); });
+	Handle *done = nullptr;
+	{
+		/* one IRQ toggle for the walk, not one per handle */
+		IrqsOff irqs;
+		real->shared.lock(irqs)->walks++;
+		real->shared.rcu_view().handles.for_each(
+			[&](ListNode *n) { deliver(Handle::from_node(n), &ev, irqs); });
+		auto s = real->shared.lock(irqs);
+		if (--s->walks == 0) {
+			done = s->retired;
+			s->retired = nullptr;
+		}
+	}
+	while (done) {
+		Handle *next = done->next_retired;
+		delete done;
+		done = next;
+	}
 }

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Handles on shared QPs: creation, linking, retirement; real QP freeing. */
+/* Handles on shared QPs: creation, linking, unlinking; real QP freeing. */
 #include "objects.h"
+
+/* The seam's object caches, by class (xqp/seam.h); constant data. */
+extern "C" const xqp_size_t xqp_cache_sizes[XQP_CACHE_CLASSES] = {
+	sizeof(xqp::Handle),
+};
+static_assert(XQP_CACHE_CLASSES == 1, "a size for every cache class");
 
 namespace xqp {
 
@@ -13,7 +19,6 @@ Handle *Handle::create(RealQp *real, xqp_event_handler_t handler, void *context)
 	h->real = real;
 	h->handler = handler;
 	h->context = context;
-	*h->alive.lock() = true;
 	return h;
 }
 
@@ -23,23 +28,17 @@ void Handle::link(QpShared &s)
 	s.handle_count++;
 }
 
-void Handle::unlink(QpShared &s)
+Handle *Handle::unlink(QpShared &s)
 {
 	RcuList::del(&node);
 	s.handle_count--;
-}
-
-static void free_handle_rcu(xqp_rcu_head *head)
-{
-	delete reinterpret_cast<Handle *>(reinterpret_cast<char *>(head) -
-					  __builtin_offsetof(Handle, rcu));
-}
-
-void Handle::retire()
-{
-	/* Waits out a delivery in progress on this handle; none start after. */
-	*alive.lock() = false;
-	xqp_call_rcu(&rcu, free_handle_rcu);
+	if (!s.walks)
+		return this;	/* no walker can be on it, nor reach it */
+	/* Waits out a delivery to it in progress; none starts after. */
+	*closed.lock() = true;
+	next_retired = s.retired;
+	s.retired = this;
+	return nullptr;
 }
 
 static void free_real_qp_rcu(xqp_rcu_head *head)

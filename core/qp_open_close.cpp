@@ -61,20 +61,21 @@ static void close_detached(Handle *h)
 {
 	RealQp *real = h->real;
 	xqp_xrcd *xrcd = real->xrcd;
+	Handle *gone;
 	bool last;
 
 	xqp_might_sleep();
 	{
 		auto table = xrcd->table.lock();
 		auto s = real->shared.lock();
-		h->unlink(*s);
+		gone = h->unlink(*s);
 		last = s->handle_count == 0 && !real->drv && s->life == Life::live;
 		if (last) {
 			s->life = Life::dying;
 			table->erase(real->qp_num, real);
 		}
 	}
-	h->retire();
+	delete gone;
 	if (last) {
 		xrcd->usecnt.dec();
 		real->free_after_grace();
@@ -105,7 +106,7 @@ extern "C" int xqp_close_qp(struct xqp_qp *qp)
 		close_detached(h);
 		return 0;
 	}
-	h->unlink(*h->real->shared.lock());
-	h->retire();
+	Handle *gone = h->unlink(*h->real->shared.lock());
+	delete gone;
 	return 0;
 }

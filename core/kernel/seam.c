@@ -30,6 +30,7 @@ EXPORT_SYMBOL_GPL(XQP_GFP_KERNEL_ACCOUNT);
 EXPORT_SYMBOL_GPL(XQP_GFP_ATOMIC);
 
 static_assert(sizeof(struct xqp_spinlock) >= sizeof(spinlock_t));
+static_assert(__alignof__(struct xqp_spinlock) >= __alignof__(spinlock_t));
 static_assert(sizeof(struct xqp_mutex) >= sizeof(struct mutex));
 
 /* xqp_rcu_head as the kernel sees it. */
@@ -126,6 +127,34 @@ void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
 	spin_unlock_irqrestore((spinlock_t *)l, flags);
 }
 EXPORT_SYMBOL_GPL(xqp_spin_unlock_irqrestore);
+
+unsigned long xqp_irq_save(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return flags;
+}
+EXPORT_SYMBOL_GPL(xqp_irq_save);
+
+void xqp_irq_restore(unsigned long flags)
+{
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_GPL(xqp_irq_restore);
+
+void xqp_spin_lock_irqs_off(struct xqp_spinlock *l)
+{
+	lockdep_assert_irqs_disabled();
+	spin_lock((spinlock_t *)l);
+}
+EXPORT_SYMBOL_GPL(xqp_spin_lock_irqs_off);
+
+void xqp_spin_unlock_irqs_off(struct xqp_spinlock *l)
+{
+	spin_unlock((spinlock_t *)l);
+}
+EXPORT_SYMBOL_GPL(xqp_spin_unlock_irqs_off);
 
 void xqp_assert_spin_held(struct xqp_spinlock *l)
 {
@@ -255,6 +284,53 @@ void xqp_log(const char *fmt, ...)
 }
 EXPORT_SYMBOL_GPL(xqp_log);
 
+/* ---- object caches (xqp/seam.h) ------------------------------------------- */
+
+static struct kmem_cache *xqp_caches[XQP_CACHE_CLASSES];
+static const char *const xqp_cache_names[XQP_CACHE_CLASSES] = {
+	[XQP_CACHE_HANDLE] = "xqp_handle",
+};
+
+void *xqp_cache_zalloc(enum xqp_cache_class cls, xqp_gfp_t gfp)
+{
+	return kmem_cache_zalloc(xqp_caches[cls], (__force gfp_t)gfp);
+}
+EXPORT_SYMBOL_GPL(xqp_cache_zalloc);
+
+void xqp_cache_free(enum xqp_cache_class cls, void *p)
+{
+	if (p)
+		kmem_cache_free(xqp_caches[cls], p);
+}
+EXPORT_SYMBOL_GPL(xqp_cache_free);
+
+static void xqp_caches_destroy(void)
+{
+	int i;
+
+	/* nothing may still be on its way back through an RCU callback */
+	rcu_barrier();
+	for (i = XQP_CACHE_CLASSES - 1; i >= 0; i--) {
+		kmem_cache_destroy(xqp_caches[i]);
+		xqp_caches[i] = NULL;
+	}
+}
+
+static int xqp_caches_create(void)
+{
+	int i;
+
+	for (i = 0; i < XQP_CACHE_CLASSES; i++) {
+		xqp_caches[i] = kmem_cache_create(xqp_cache_names[i], xqp_cache_sizes[i],
+						  0, SLAB_ACCOUNT, NULL);
+		if (!xqp_caches[i]) {
+			xqp_caches_destroy();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* ---- deferred work: one unbound workqueue of the module ---------------- */
 
 static_assert(sizeof(((struct xqp_work *)0)->opaque) >= sizeof(struct delayed_work));
@@ -304,9 +380,15 @@ EXPORT_SYMBOL_GPL(xqp_work_flush_all);
 
 int xqp_seam_init(void)
 {
+	int err = xqp_caches_create();
+
+	if (err)
+		return err;
 	xqp_wq = alloc_workqueue("xqp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!xqp_wq)
+	if (!xqp_wq) {
+		xqp_caches_destroy();
 		return -ENOMEM;
+	}
 	xqp_debugfs_root = debugfs_create_dir("xqp", NULL);
 	debugfs_create_file_unsafe("allocations", 0400, xqp_debugfs_root, NULL,
 				   &xqp_live_allocs_fops);
@@ -317,6 +399,7 @@ void xqp_seam_exit(void)
 {
 	debugfs_remove(xqp_debugfs_root);
 	destroy_workqueue(xqp_wq);
+	xqp_caches_destroy();
 }
 
 /* ---- waiting for a count to drain ---------------------------------------- */

@@ -14,7 +14,8 @@
 
 int main(void)
 {
-	DEFINE(XQP_SPINLOCK_WORDS, WORDS(spinlock_t));
+	DEFINE(XQP_SPINLOCK_BYTES, sizeof(spinlock_t));
+	DEFINE(XQP_SPINLOCK_ALIGN, __alignof__(spinlock_t));
 	DEFINE(XQP_MUTEX_WORDS, WORDS(struct mutex));
 	DEFINE(XQP_WORK_WORDS, WORDS(struct delayed_work));
 	DEFINE(XQP_WAITQ_WORDS, WORDS(wait_queue_head_t) + WORDS(spinlock_t));

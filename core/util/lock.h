@@ -10,9 +10,35 @@
 
 namespace xqp {
 
+/* IRQs off on this CPU for the scope (local_irq_save). */
+class [[nodiscard]] IrqsOff {
+public:
+	IrqsOff() : flags_(xqp_irq_save()) {}
+	~IrqsOff() { xqp_irq_restore(flags_); }
+	IrqsOff(const IrqsOff &) = delete;
+	IrqsOff &operator=(const IrqsOff &) = delete;
+
+private:
+	unsigned long flags_;
+};
+
 /* irqsave spinlock owning a T. */
 template <typename T> class SpinLock : Pinned {
 public:
+	/* Held inside an IrqsOff section: no IRQ toggle of its own. */
+	class [[nodiscard]] IrqsOffGuard {
+	public:
+		explicit IrqsOffGuard(SpinLock &l) : l_(l) { xqp_spin_lock_irqs_off(&l.raw_); }
+		~IrqsOffGuard() { xqp_spin_unlock_irqs_off(&l_.raw_); }
+		T *operator->() { return &l_.data_; }
+		T &operator*() { return l_.data_; }
+		IrqsOffGuard(const IrqsOffGuard &) = delete;
+		IrqsOffGuard &operator=(const IrqsOffGuard &) = delete;
+
+	private:
+		SpinLock &l_;
+	};
+
 	class [[nodiscard]] Guard {
 	public:
 		explicit Guard(SpinLock &l) : l_(l), flags_(xqp_spin_lock_irqsave(&l.raw_)) {}
@@ -29,6 +55,8 @@ public:
 
 	explicit SpinLock(xqp_lock_class cls) { xqp_spin_init(&raw_, cls); }
 	Guard lock() { return Guard(*this); }
+	/* The caller's IrqsOff proves IRQs are off for the guard's life. */
+	IrqsOffGuard lock(const IrqsOff &) { return IrqsOffGuard(*this); }
 	/* For RCU readers of fields the writers publish with rcu_assign(). */
 	const T &rcu_view() const { return data_; }
 	/* Racy read for statistics and asserts only. */

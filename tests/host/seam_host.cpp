@@ -43,6 +43,7 @@ constexpr unsigned char kPoison = 0x6b;
 struct AllocHeader {
 	unsigned long magic;
 	std::size_t size;
+	int cache;		/* its xqp_cache_class, or -1: xqp_zalloc */
 	alignas(16) unsigned char data[];
 };
 
@@ -55,6 +56,9 @@ std::atomic<long> warn_count{0};
 /* Per-thread atomic-context depth: spinlocks held + RCU read nesting. */
 thread_local int spin_depth;
 thread_local int rcu_depth;
+/* Per-thread xqp_irq_save() nesting ("IRQs off": atomic context too). */
+thread_local int irqs_off;
+constexpr unsigned long kIrqFlags = 0x300;
 
 [[noreturn]] void die(const char *what)
 {
@@ -226,7 +230,34 @@ long xqp_host_warn_count() { return warn_count.load(); }
 
 extern "C" {
 
+static void *host_zalloc(xqp_size_t size, xqp_gfp_t gfp, int cache);
+static void host_free(void *p, int cache);
+
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
+{
+	return host_zalloc(size, gfp, -1);
+}
+
+void xqp_free(void *p)
+{
+	host_free(p, -1);
+}
+
+void *xqp_cache_zalloc(enum xqp_cache_class cls, xqp_gfp_t gfp)
+{
+	if (cls < 0 || cls >= XQP_CACHE_CLASSES)
+		die("allocation from an unknown cache");
+	return host_zalloc(xqp_cache_sizes[cls], gfp, cls);
+}
+
+void xqp_cache_free(enum xqp_cache_class cls, void *p)
+{
+	if (cls < 0 || cls >= XQP_CACHE_CLASSES)
+		die("free to an unknown cache");
+	host_free(p, cls);
+}
+
+static void *host_zalloc(xqp_size_t size, xqp_gfp_t gfp, int cache)
 {
 	if (gfp == XQP_GFP_KERNEL || gfp == XQP_GFP_KERNEL_ACCOUNT)
 		check_may_sleep("GFP_KERNEL allocation in atomic context");
@@ -241,12 +272,13 @@ void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
 		return nullptr;
 	h->magic = kMagicLive;
 	h->size = size;
+	h->cache = cache;
 	live_allocs++;
 	live_bytes += static_cast<long>(size);
 	return h->data;
 }
 
-void xqp_free(void *p)
+static void host_free(void *p, int cache)
 {
 	if (!p)
 		return;
@@ -256,6 +288,8 @@ void xqp_free(void *p)
 		die("double free");
 	if (h->magic != kMagicLive)
 		die("free of memory not from xqp_zalloc");
+	if (h->cache != cache)
+		die(cache < 0 ? "xqp_free of a cache object" : "object freed to the wrong cache");
 	h->magic = kMagicFreed;
 	std::memset(h->data, kPoison, h->size);
 	live_allocs--;
@@ -302,6 +336,35 @@ void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags)
 	s->owner.store(0);
 	spin_depth--;
 	pthread_mutex_unlock(&s->m);
+}
+
+unsigned long xqp_irq_save(void)
+{
+	irqs_off++;
+	spin_depth++;
+	return kIrqFlags;
+}
+
+void xqp_irq_restore(unsigned long flags)
+{
+	if (flags != kIrqFlags || irqs_off <= 0)
+		die("irq_restore without a matching irq_save");
+	irqs_off--;
+	spin_depth--;
+}
+
+void xqp_spin_lock_irqs_off(struct xqp_spinlock *l)
+{
+	if (!irqs_off)
+		die("spin_lock_irqs_off with IRQs on");
+	xqp_spin_lock_irqsave(l);
+}
+
+void xqp_spin_unlock_irqs_off(struct xqp_spinlock *l)
+{
+	if (!irqs_off)
+		die("spin_unlock_irqs_off with IRQs on");
+	xqp_spin_unlock_irqrestore(l, 0x200);
 }
 
 void xqp_assert_spin_held(struct xqp_spinlock *l)

@@ -27,6 +27,23 @@ extern const xqp_gfp_t XQP_GFP_ATOMIC;	/* never sleeps */
 
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp);
 void xqp_free(void *p);
+/*
+ * Object caches: a slab cache for each of the core's hot object kinds, a
+ * fixed set like the lock classes. The core gives their sizes
+ * (xqp_cache_sizes[], constant data: core/qp_handle.cpp); xqp_seam_init()
+ * creates the caches, xqp_seam_exit() destroys them (every object freed by
+ * then). Objects come zeroed and are charged to the allocating task's memory
+ * cgroup whatever the gfp (the caches are SLAB_ACCOUNT). An object goes back
+ * to the cache it came from.
+ */
+enum xqp_cache_class {
+	XQP_CACHE_HANDLE,	/* a handle on a shared QP (core/objects.h) */
+	XQP_CACHE_CLASSES
+};
+extern const xqp_size_t xqp_cache_sizes[XQP_CACHE_CLASSES];
+void *xqp_cache_zalloc(enum xqp_cache_class cls, xqp_gfp_t gfp);
+void xqp_cache_free(enum xqp_cache_class cls, void *p);	/* p may be null */
+
 /* Large zeroed buffers (work queue rings): kvzalloc; may sleep. */
 void *xqp_kvzalloc(xqp_size_t size);
 void xqp_kvfree(void *p);
@@ -43,14 +60,24 @@ enum xqp_lock_class {
 	XQP_LOCK_CLASSES
 };
 
-struct xqp_spinlock {
-	unsigned long opaque[XQP_SPINLOCK_WORDS];
+/* Exactly a spinlock_t's size and alignment (4 bytes without lock debugging). */
+struct __attribute__((aligned(XQP_SPINLOCK_ALIGN))) xqp_spinlock {
+	unsigned char opaque[XQP_SPINLOCK_BYTES];
 };
 void xqp_spin_init(struct xqp_spinlock *l, enum xqp_lock_class cls);
 /* irqsave flavour: usable from any context, including event reporting. */
 unsigned long xqp_spin_lock_irqsave(struct xqp_spinlock *l);
 void xqp_spin_unlock_irqrestore(struct xqp_spinlock *l, unsigned long flags);
 void xqp_assert_spin_held(struct xqp_spinlock *l);
+/*
+ * IRQs off on this CPU (local_irq_save), and the plain lock and unlock for
+ * use inside such a section only: one IRQ toggle around many acquisitions
+ * of locks that are also taken in IRQ context (an event walk's handles).
+ */
+unsigned long xqp_irq_save(void);
+void xqp_irq_restore(unsigned long flags);
+void xqp_spin_lock_irqs_off(struct xqp_spinlock *l);
+void xqp_spin_unlock_irqs_off(struct xqp_spinlock *l);
 
 struct xqp_mutex {
 	unsigned long opaque[XQP_MUTEX_WORDS];

@@ -2,7 +2,8 @@
 /* Host sizes of the seam's opaque lock storage (tests/host/seam_host.cpp). */
 #ifndef XQP_SEAM_SIZES_H
 #define XQP_SEAM_SIZES_H
-#define XQP_SPINLOCK_WORDS 8	/* pthread_mutex_t (40) + owner + flags */
+#define XQP_SPINLOCK_BYTES 64	/* pthread_mutex_t (40) + owner + class */
+#define XQP_SPINLOCK_ALIGN 8
 #define XQP_MUTEX_WORDS 8
 #define XQP_WORK_WORDS 8	/* deadline, queued/running state, list links */
 #define XQP_WAITQ_WORDS 12	/* pthread_cond_t (48) + mutex (40) */
