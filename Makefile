@@ -112,6 +112,19 @@ N ?= 30
 boot-sweep:
 	$(Q)scripts/boot-sweep -n $(N)
 
+# xqp res in the test kernel's VM (docs/res.md).
+res-check:
+	$(Q)scripts/res-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
+# kill -9 and removal under traffic, test kernel (KILL_ROUNDS, KILL_MS,
+# KILL_PROCS, KILL_SEED; docs/reliability.md).
+kill-rounds:
+	$(Q)scripts/kill-rounds "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
+# A hostile process in a small memory cgroup, Debian 6.12 (MEMCG_LIMIT,
+# MEMCG_SECONDS; docs/reliability.md).
+memcg-check:
+	$(Q)scripts/memcg-check /boot/vmlinuz-$$(scripts/distro-kernel 6.12) $(BUILD)/ko/distro-6.12
+
+.PHONY: res-check kill-rounds memcg-check
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
 	rm -rf $(BUILD)
