@@ -124,7 +124,16 @@ kill-rounds:
 memcg-check:
 	$(Q)scripts/memcg-check /boot/vmlinuz-$$(scripts/distro-kernel 6.12) $(BUILD)/ko/distro-6.12
 
-.PHONY: res-check kill-rounds memcg-check
+# The char-device fuzzer in the KCOV test kernel (tests/fuzz, scripts/fuzz,
+# docs/reliability.md "Fuzzing"; corpus kept in ~/.cache/xqp/fuzz-corpus),
+# and the host libFuzzer target (the core against the model).
+DURATION ?= 1200
+fuzz:
+	$(Q)scripts/fuzz long $(DURATION)
+fuzz-host:
+	$(Q)scripts/fuzz host-long $(DURATION)
+
+.PHONY: res-check kill-rounds memcg-check fuzz fuzz-host
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
 	rm -rf $(BUILD)
