@@ -5,7 +5,9 @@
 #                one line "N passed, N failed"
 #   make bench   benchmarks: the core on the host, then xqp against Linux's
 #                ib_core through uverbs in QEMU (make bench-vm), then the data
-#                path between two processes in QEMU (make bench-traffic)
+#                path between two processes in QEMU (make bench-traffic), then
+#                the verbs in the kernel against ib_core (make bench-kernel;
+#                PNG plots into docs/img)
 # Internal targets are listed in README.md.
 
 SHELL := /bin/bash
@@ -54,6 +56,7 @@ bench:
 	$(Q)$(MAKE) --no-print-directory bench-host
 	$(Q)$(MAKE) --no-print-directory bench-vm
 	$(Q)$(MAKE) --no-print-directory bench-traffic
+	$(Q)$(MAKE) --no-print-directory bench-kernel
 
 bench-host: $(BUILD)/host/bench/xqp-bench
 	$(Q)mkdir -p $(BUILD)/bench
@@ -75,6 +78,12 @@ bench-traffic:
 # pass is scripts/bench-kernel --check.
 bench-kernel:
 	$(Q)scripts/bench-kernel
+	$(Q)scripts/bench-plot
+
+# ftrace call-path profile of the benchmark's verbs on Debian 6.12
+# (scripts/bench-profile [kernel] [uverbs]; counts calls, not time).
+bench-profile:
+	$(Q)scripts/bench-profile
 
 host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
 
@@ -133,7 +142,7 @@ fuzz:
 fuzz-host:
 	$(Q)scripts/fuzz host-long $(DURATION)
 
-.PHONY: res-check kill-rounds memcg-check fuzz fuzz-host
+.PHONY: res-check kill-rounds memcg-check fuzz fuzz-host bench-profile
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
 	rm -rf $(BUILD)
