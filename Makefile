@@ -142,6 +142,12 @@ fuzz:
 fuzz-host:
 	$(Q)scripts/fuzz host-long $(DURATION)
 
+# The allocation and driver-op failure sweeps in the test kernel
+# (scripts/fault-sweep; FAULT_SWEEP=full for every scenario, errno and case).
+fault-sweep:
+	$(Q)scripts/fault-sweep
+
+.PHONY: fault-sweep
 .PHONY: res-check kill-rounds memcg-check fuzz fuzz-host bench-profile
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
