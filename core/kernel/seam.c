@@ -10,6 +10,7 @@
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -54,16 +55,18 @@ static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 /*
  * Live allocations made through the seam (the core's objects and the soft
  * device's): debugfs xqp/allocations, read by the kill -9 rounds
- * (scripts/kill-rounds) to see every object gone after a round.
+ * (scripts/kill-rounds) to see every object gone after a round. Counted
+ * per CPU and summed only when read, so the allocation path never touches a
+ * cacheline shared by all CPUs.
  */
-static atomic_long_t xqp_live_allocs = ATOMIC_LONG_INIT(0);
+static DEFINE_PER_CPU(long, xqp_live_allocs);
 
 void *xqp_zalloc(xqp_size_t size, xqp_gfp_t gfp)
 {
 	void *p = kzalloc(size, (__force gfp_t)gfp);
 
 	if (p)
-		atomic_long_inc(&xqp_live_allocs);
+		this_cpu_inc(xqp_live_allocs);
 	return p;
 }
 EXPORT_SYMBOL_GPL(xqp_zalloc);
@@ -71,7 +74,7 @@ EXPORT_SYMBOL_GPL(xqp_zalloc);
 void xqp_free(void *p)
 {
 	if (p)
-		atomic_long_dec(&xqp_live_allocs);
+		this_cpu_dec(xqp_live_allocs);
 	kfree(p);
 }
 EXPORT_SYMBOL_GPL(xqp_free);
@@ -81,7 +84,7 @@ void *xqp_kvzalloc(xqp_size_t size)
 	void *p = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 
 	if (p)
-		atomic_long_inc(&xqp_live_allocs);
+		this_cpu_inc(xqp_live_allocs);
 	return p;
 }
 EXPORT_SYMBOL_GPL(xqp_kvzalloc);
@@ -89,14 +92,19 @@ EXPORT_SYMBOL_GPL(xqp_kvzalloc);
 void xqp_kvfree(void *p)
 {
 	if (p)
-		atomic_long_dec(&xqp_live_allocs);
+		this_cpu_dec(xqp_live_allocs);
 	kvfree(p);
 }
 EXPORT_SYMBOL_GPL(xqp_kvfree);
 
 static int xqp_live_allocs_get(void *data, u64 *val)
 {
-	*val = atomic_long_read(&xqp_live_allocs);
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(xqp_live_allocs, cpu);
+	*val = sum;
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(xqp_live_allocs_fops, xqp_live_allocs_get, NULL, "%llu\n");
