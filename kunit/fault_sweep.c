@@ -59,6 +59,9 @@ static const char *const fs_op_names[] = {
 	"create_cq", "destroy_cq", "alloc_xrcd", "dealloc_xrcd",
 	"create_srq", "destroy_srq", "create_qp", "modify_qp",
 	"query_qp", "destroy_qp", "reg_mr", "dereg_mr",
+	"post_send", "post_recv", "post_srq_recv", "poll_cq",
+	"req_notify_cq", "resize_cq", "modify_srq", "query_srq",
+	"query_gid", "query_pkey",
 };
 static_assert(ARRAY_SIZE(fs_op_names) == XQP_SOFT_OP_COUNT);
 

@@ -66,7 +66,11 @@ int soft_poll_cq(void *drv, void *drv_cq, int num, struct xqp_wc *wc)
 	struct soft_cq *cq = drv_cq;
 	unsigned long flags;
 	xqp_u32 n, i;
+	int err;
 
+	err = soft_enter_data_path(drv, XQP_SOFT_OP_POLL_CQ);
+	if (err)
+		return err;	/* nothing taken */
 	if (!soft_owns(drv, cq))
 		return -XQP_EINVAL;
 	flags = xqp_spin_lock_irqsave(&cq->lock);
@@ -85,6 +89,9 @@ int soft_req_notify_cq(void *drv, void *drv_cq, int flags)
 	unsigned long irq;
 	int missed;
 
+	missed = soft_enter_data_path(drv, XQP_SOFT_OP_REQ_NOTIFY_CQ);
+	if (missed)
+		return missed;	/* the injected error; not armed */
 	if (!soft_owns(drv, cq))
 		return -XQP_EINVAL;
 	irq = xqp_spin_lock_irqsave(&cq->lock);
@@ -104,8 +111,11 @@ int soft_resize_cq(void *drv, void *drv_cq, int cqe, int *granted)
 	struct xqp_wc *ring, *old;
 	xqp_u32 size, i;
 	unsigned long flags;
-	int err = 0;
+	int err;
 
+	err = soft_enter(soft, XQP_SOFT_OP_RESIZE_CQ);
+	if (err)
+		return err;	/* the CQ as it was */
 	if (!soft_owns(soft, cq))
 		return -XQP_EINVAL;
 	if (!xqp_rules_cqe_ok(&soft->lim, cqe))

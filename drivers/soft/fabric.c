@@ -78,7 +78,12 @@ void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16])
  */
 int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
 {
+	int err;
+
 	(void)port;
+	err = soft_enter(drv, XQP_SOFT_OP_QUERY_GID);
+	if (err)
+		return err;
 	if (index < 0 || index >= SOFT_GID_TBL_LEN)
 		return -XQP_EINVAL;
 	soft_fabric_gid(drv, gid);
@@ -97,9 +102,13 @@ int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
  */
 int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey)
 {
-	const struct xqp_soft *soft = drv;
+	struct xqp_soft *soft = drv;
+	int err;
 
 	(void)port;
+	err = soft_enter(soft, XQP_SOFT_OP_QUERY_PKEY);
+	if (err)
+		return err;
 	if (index >= soft->lim.max_pkeys)
 		return -XQP_EINVAL;
 	*pkey = index == 0 ? 0xffff : 0;

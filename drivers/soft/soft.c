@@ -68,20 +68,39 @@ void soft_refs_drain(struct soft_refs *r)
 
 /* ---- fault injection ---------------------------------------------------- */
 
+/* The injected error if this call of @op is the one armed, else 0. */
+static int soft_inject_fires(struct xqp_soft *soft, enum xqp_soft_op op)
+{
+	struct soft_inject *inj = &soft->inject[op];
+
+	if (__atomic_load_n(&inj->countdown, __ATOMIC_ACQUIRE) <= 0)
+		return 0;
+	if (__atomic_sub_fetch(&inj->countdown, 1, __ATOMIC_ACQ_REL) != 0)
+		return 0;
+	return __atomic_load_n(&inj->err, __ATOMIC_RELAXED);
+}
+
 /*
  * Every op starts here: counts the call and returns the injected error if
  * this is the call xqp_soft_inject() armed, else 0.
  */
 int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op)
 {
-	struct soft_inject *inj = &soft->inject[op];
-
 	__atomic_fetch_add(&soft->calls[op], 1, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&inj->countdown, __ATOMIC_ACQUIRE) <= 0)
-		return 0;
-	if (__atomic_sub_fetch(&inj->countdown, 1, __ATOMIC_ACQ_REL) != 0)
-		return 0;
-	return __atomic_load_n(&inj->err, __ATOMIC_RELAXED);
+	return soft_inject_fires(soft, op);
+}
+
+/*
+ * soft_enter() for the ops of the fast path (posting, polling, arming a
+ * CQ): while nothing is armed and counting is off it only loads two
+ * fields that tests write, so posters and pollers on different CPUs write
+ * nothing device-wide here.
+ */
+int soft_enter_data_path(struct xqp_soft *soft, enum xqp_soft_op op)
+{
+	if (__atomic_load_n(&soft->count_data_path, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&soft->calls[op], 1, __ATOMIC_RELAXED);
+	return soft_inject_fires(soft, op);
 }
 
 /**
@@ -118,7 +137,9 @@ void xqp_soft_inject(struct xqp_soft *soft, enum xqp_soft_op op, int err,
  * @soft: the soft device.
  * @op: which op.
  *
- * Counts every call since the device was created, failed ones included.
+ * Counts every call since the device was created, failed ones included;
+ * for post_send, post_recv, post_srq_recv, poll_cq and req_notify_cq only
+ * the calls made while xqp_soft_count_data_path() was on.
  *
  * Context: any.
  * Return: the count.
@@ -128,6 +149,22 @@ xqp_u64 xqp_soft_op_calls(struct xqp_soft *soft, enum xqp_soft_op op)
 	if (XQP_WARN_ON((unsigned int)op >= XQP_SOFT_OP_COUNT))
 		return 0;
 	return __atomic_load_n(&soft->calls[op], __ATOMIC_RELAXED);
+}
+
+/**
+ * xqp_soft_count_data_path - count the fast data-path ops' calls too.
+ * @soft: the soft device.
+ * @on: nonzero to count post_send, post_recv, post_srq_recv, poll_cq and
+ *	req_notify_cq calls from now on, 0 to stop (the default: a device is
+ *	created with it off, so its fast path writes no device-wide counter).
+ *
+ * Every other op is always counted. Injection works either way.
+ *
+ * Context: any.
+ */
+void xqp_soft_count_data_path(struct xqp_soft *soft, int on)
+{
+	__atomic_store_n(&soft->count_data_path, !!on, __ATOMIC_RELAXED);
 }
 
 /* ---- number tables ------------------------------------------------------ */

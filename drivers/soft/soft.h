@@ -45,7 +45,11 @@ struct xqp_soft_counts {
 	xqp_u32 mr;
 };
 
-/* One per op of struct xqp_device_ops, for fault injection and call counts. */
+/*
+ * One per op of struct xqp_device_ops, for fault injection and call counts.
+ * New ops are appended (before XQP_SOFT_OP_COUNT): the numbers are used by
+ * the debugfs inject knob's name table (soft_main.c) and by tests.
+ */
 enum xqp_soft_op {
 	XQP_SOFT_OP_QUERY_DEVICE,
 	XQP_SOFT_OP_QUERY_PORT,
@@ -63,6 +67,21 @@ enum xqp_soft_op {
 	XQP_SOFT_OP_DESTROY_QP,
 	XQP_SOFT_OP_REG_MR,
 	XQP_SOFT_OP_DEREG_MR,
+	/*
+	 * The data path. The first five may be called in any context and at
+	 * a high rate: their calls are counted only while
+	 * xqp_soft_count_data_path() is on (they can fail on demand always).
+	 */
+	XQP_SOFT_OP_POST_SEND,
+	XQP_SOFT_OP_POST_RECV,
+	XQP_SOFT_OP_POST_SRQ_RECV,
+	XQP_SOFT_OP_POLL_CQ,
+	XQP_SOFT_OP_REQ_NOTIFY_CQ,
+	XQP_SOFT_OP_RESIZE_CQ,
+	XQP_SOFT_OP_MODIFY_SRQ,
+	XQP_SOFT_OP_QUERY_SRQ,
+	XQP_SOFT_OP_QUERY_GID,
+	XQP_SOFT_OP_QUERY_PKEY,
 	XQP_SOFT_OP_COUNT
 };
 
@@ -77,6 +96,7 @@ void xqp_soft_counts(struct xqp_soft *soft, struct xqp_soft_counts *counts);
 void xqp_soft_inject(struct xqp_soft *soft, enum xqp_soft_op op, int err,
 		     unsigned int after);
 xqp_u64 xqp_soft_op_calls(struct xqp_soft *soft, enum xqp_soft_op op);
+void xqp_soft_count_data_path(struct xqp_soft *soft, int on);
 int xqp_soft_raise_qp_event(struct xqp_soft *soft, xqp_u32 qp_num,
 			    enum xqp_event_type type);
 int xqp_soft_raise_srq_event(struct xqp_soft *soft, xqp_u32 srq_num,

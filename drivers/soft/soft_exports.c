@@ -18,3 +18,4 @@ EXPORT_SYMBOL_GPL(xqp_soft_raise_cq_event);
 EXPORT_SYMBOL_GPL(xqp_soft_set_qpn_cursor);
 EXPORT_SYMBOL_GPL(xqp_soft_lid);
 EXPORT_SYMBOL_GPL(xqp_soft_cq_overruns);
+EXPORT_SYMBOL_GPL(xqp_soft_count_data_path);

@@ -12,7 +12,9 @@
  * fail with -ERRNO, once (xqp_soft_inject()); ERRNO 0 disarms it. OP is the
  * op's name: query_device, query_port, alloc_pd, dealloc_pd, create_cq,
  * destroy_cq, alloc_xrcd, dealloc_xrcd, create_srq, destroy_srq, create_qp,
- * modify_qp, query_qp, destroy_qp, reg_mr, dereg_mr. Errors: EINVAL for
+ * modify_qp, query_qp, destroy_qp, reg_mr, dereg_mr, post_send, post_recv,
+ * post_srq_recv, poll_cq, req_notify_cq, resize_cq, modify_srq, query_srq,
+ * query_gid, query_pkey (enum xqp_soft_op's order). Errors: EINVAL for
  * malformed input, an unknown op or an ERRNO past 4095; EFAULT. This is how
  * the acceptance suite makes the driver refuse a destroy from userspace.
  * Beside it, counts (read only) gives the device's live driver objects of
@@ -50,13 +52,16 @@ static const char *const soft_op_names[] = {
 	"create_cq", "destroy_cq", "alloc_xrcd", "dealloc_xrcd",
 	"create_srq", "destroy_srq", "create_qp", "modify_qp",
 	"query_qp", "destroy_qp", "reg_mr", "dereg_mr",
+	"post_send", "post_recv", "post_srq_recv", "poll_cq",
+	"req_notify_cq", "resize_cq", "modify_srq", "query_srq",
+	"query_gid", "query_pkey",
 };
 static_assert(ARRAY_SIZE(soft_op_names) == XQP_SOFT_OP_COUNT);
 
 /* xqp_soft/ in debugfs, or an error pointer (debugfs absent: no hook). */
 static struct dentry *soft_debugfs_root;
 
-/* Longest valid input: "dealloc_xrcd 4095 4294967295\n" and some blanks. */
+/* Longest valid input: "req_notify_cq 4095 4294967295\n" and some blanks. */
 #define SOFT_INJECT_BUF	64
 
 /*

@@ -69,6 +69,7 @@ struct xqp_soft {
 	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
 
 	struct soft_inject inject[XQP_SOFT_OP_COUNT];
+	int count_data_path;		/* xqp_soft_count_data_path() */
 	xqp_u64 calls[XQP_SOFT_OP_COUNT];
 };
 
@@ -219,6 +220,7 @@ void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
 			xqp_u32 *count, xqp_u32 num);
 void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num);
 int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op);
+int soft_enter_data_path(struct xqp_soft *soft, enum xqp_soft_op op);
 int soft_owns(struct xqp_soft *soft, const void *p);
 
 /* ---- fabric.c ---- */

@@ -237,8 +237,13 @@ int soft_post_send(void *drv, void *drv_qp, const struct xqp_send_wr *wr,
 	struct soft_qp *qp = drv_qp;
 	struct soft_ring *sq = &qp->sq;
 	unsigned long flags;
-	int state, err = 0;
+	int state, err;
 
+	err = soft_enter_data_path(drv, XQP_SOFT_OP_POST_SEND);
+	if (err) {
+		*bad_wr = wr;	/* nothing queued */
+		return err;
+	}
 	if (!soft_owns(drv, qp))
 		return -XQP_EINVAL;
 	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
@@ -311,6 +316,11 @@ int soft_post_recv(void *drv, void *drv_qp, const struct xqp_recv_wr *wr,
 	struct soft_qp *qp = drv_qp;
 	int state, err;
 
+	err = soft_enter_data_path(drv, XQP_SOFT_OP_POST_RECV);
+	if (err) {
+		*bad_wr = wr;	/* nothing queued */
+		return err;
+	}
 	if (!soft_owns(drv, qp))
 		return -XQP_EINVAL;
 	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
@@ -328,7 +338,13 @@ int soft_post_srq_recv(void *drv, void *drv_srq, const struct xqp_recv_wr *wr,
 		       const struct xqp_recv_wr **bad_wr)
 {
 	struct soft_srq *srq = drv_srq;
+	int err;
 
+	err = soft_enter_data_path(drv, XQP_SOFT_OP_POST_SRQ_RECV);
+	if (err) {
+		*bad_wr = wr;	/* nothing queued */
+		return err;
+	}
 	if (!soft_owns(drv, srq))
 		return -XQP_EINVAL;
 	return soft_post_ring(&srq->ring, srq->attr.max_sge, wr, bad_wr);
@@ -470,8 +486,11 @@ int soft_modify_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr, int mas
 	struct xqp_soft *soft = drv;
 	struct soft_srq *srq = drv_srq;
 	unsigned long flags;
-	int err = 0;
+	int err;
 
+	err = soft_enter(soft, XQP_SOFT_OP_MODIFY_SRQ);
+	if (err)
+		return err;	/* the SRQ as it was, @attr untouched */
 	if (!soft_owns(soft, srq))
 		return -XQP_EINVAL;
 	if (mask & XQP_SRQ_MAX_WR) {
@@ -500,7 +519,11 @@ int soft_query_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr)
 {
 	struct soft_srq *srq = drv_srq;
 	unsigned long flags;
+	int err;
 
+	err = soft_enter(drv, XQP_SOFT_OP_QUERY_SRQ);
+	if (err)
+		return err;
 	if (!soft_owns(drv, srq))
 		return -XQP_EINVAL;
 	flags = xqp_spin_lock_irqsave(&srq->ring.lock);

@@ -737,6 +737,115 @@ TEST_F(Traffic, ResizeCqKeepsItsCompletions)
 		EXPECT_EQ(r[i].wr_id, static_cast<xqp_u64>(i));
 }
 
+/*
+ * Every data-path op of the soft device can fail on demand (the failure
+ * sweeps, kunit/fault_sweep.c): the core returns the driver's errno, a
+ * refused post names its first WR as bad and queues nothing, and the next
+ * call works. The fast ops are counted only while counting is on.
+ */
+TEST_F(Traffic, EachDataPathOpFailsOnceWithTheInjectedErrno)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	xqp_srq_init_attr si = {};
+	si.attr.max_wr = 8;
+	si.attr.max_sge = 1;
+	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	xqp_soft_count_data_path(soft_, 1);
+	xqp_soft_count_data_path(soft2_, 1);
+
+	xqp_sge rs = b.sge(0, 64);
+	xqp_recv_wr rw[2] = {};
+	rw[0].wr_id = 1;
+	rw[0].sg_list = &rs;
+	rw[0].num_sge = 1;
+	rw[0].next = &rw[1];
+	rw[1] = rw[0];
+	rw[1].wr_id = 2;
+	rw[1].next = nullptr;
+	const xqp_recv_wr *rbad = nullptr;
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_POST_RECV, -XQP_EAGAIN, 0);
+	EXPECT_EQ(xqp_post_recv(qb, rw, &rbad), -XQP_EAGAIN);
+	EXPECT_EQ(rbad, &rw[0]);
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_POST_SRQ_RECV, -XQP_ENOSPC, 0);
+	rbad = nullptr;
+	EXPECT_EQ(xqp_post_srq_recv(srq, rw, &rbad), -XQP_ENOSPC);
+	EXPECT_EQ(rbad, &rw[0]);
+	xqp_srq_attr sa = {};
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	const u32 srq_wr = sa.max_wr;	/* granted: 8 or more */
+	EXPECT_GE(srq_wr, 8u);
+
+	/* A refused send queues nothing: no completion, no receive consumed. */
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w[2] = { wr(XQP_WR_SEND, &s, 1, 7), wr(XQP_WR_SEND, &s, 1, 8) };
+	w[0].next = &w[1];
+	const xqp_send_wr *sbad = nullptr;
+	xqp_soft_inject(soft_, XQP_SOFT_OP_POST_SEND, -XQP_EIO, 0);
+	EXPECT_EQ(xqp_post_send(qa, w, &sbad), -XQP_EIO);
+	EXPECT_EQ(sbad, &w[0]);
+	EXPECT_EQ(poll_n(a.scq, 1, 20).size(), 0u);
+	ASSERT_EQ(xqp_post_recv(qb, rw, &rbad), 0);
+	ASSERT_EQ(xqp_post_send(qa, w, &sbad), 0);
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+
+	/* A failed poll takes nothing; the completions are there for the next. */
+	xqp_wc wc[4];
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_POLL_CQ, -XQP_EBUSY, 0);
+	EXPECT_EQ(xqp_poll_cq(b.rcq, 4, wc), -XQP_EBUSY);
+	auto r = poll_n(b.rcq, 2);
+	ASSERT_EQ(r.size(), 2u);
+	EXPECT_EQ(r[0].wr_id, 1u);
+
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_REQ_NOTIFY_CQ, -XQP_EIO, 0);
+	EXPECT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_NEXT_COMP), -XQP_EIO);
+	ASSERT_EQ(post_recv(qb, 3, b.sge(0, 64)), 0);
+	ASSERT_EQ(post_send(qa, w[1]), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(b.rcq_ctx.calls.load(), 0);	/* the failed arm armed nothing */
+	EXPECT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_NEXT_COMP), 0);
+
+	int cqe = xqp_cq_cqe(b.rcq);
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_RESIZE_CQ, -XQP_ENOMEM, 0);
+	EXPECT_EQ(xqp_resize_cq(b.rcq, 200), -XQP_ENOMEM);
+	EXPECT_EQ(xqp_cq_cqe(b.rcq), cqe);
+	ASSERT_EQ(xqp_resize_cq(b.rcq, 200), 0);
+
+	sa = {};
+	sa.max_wr = srq_wr + 16;
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_MODIFY_SRQ, -XQP_EPERM, 0);
+	EXPECT_EQ(xqp_modify_srq(srq, &sa, XQP_SRQ_MAX_WR), -XQP_EPERM);
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_QUERY_SRQ, -XQP_EFAULT, 0);
+	EXPECT_EQ(xqp_query_srq(srq, &sa), -XQP_EFAULT);
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	EXPECT_EQ(sa.max_wr, srq_wr);	/* the failed modify resized nothing */
+
+	xqp_u8 gid[16];
+	xqp_u16 pkey = 0;
+	xqp_soft_inject(soft_, XQP_SOFT_OP_QUERY_GID, -XQP_ENODEV, 0);
+	EXPECT_EQ(xqp_query_gid(a.dev, 1, 0, gid), -XQP_ENODEV);
+	EXPECT_EQ(xqp_query_gid(a.dev, 1, 0, gid), 0);
+	xqp_soft_inject(soft_, XQP_SOFT_OP_QUERY_PKEY, -XQP_ERANGE, 0);
+	EXPECT_EQ(xqp_query_pkey(a.dev, 1, 0, &pkey), -XQP_ERANGE);
+	EXPECT_EQ(xqp_query_pkey(a.dev, 1, 0, &pkey), 0);
+	EXPECT_EQ(pkey, 0xffff);
+
+	/* Counted while on (failed calls too), not once it is off. */
+	EXPECT_EQ(xqp_soft_op_calls(soft_, XQP_SOFT_OP_POST_SEND), 3u);
+	EXPECT_EQ(xqp_soft_op_calls(soft2_, XQP_SOFT_OP_POST_RECV), 3u);
+	EXPECT_EQ(xqp_soft_op_calls(soft2_, XQP_SOFT_OP_REQ_NOTIFY_CQ), 2u);
+	EXPECT_EQ(xqp_soft_op_calls(soft2_, XQP_SOFT_OP_RESIZE_CQ), 2u);
+	EXPECT_EQ(xqp_soft_op_calls(soft_, XQP_SOFT_OP_QUERY_GID), 2u);
+	xqp_soft_count_data_path(soft2_, 0);
+	xqp_u64 polls = xqp_soft_op_calls(soft2_, XQP_SOFT_OP_POLL_CQ);
+	EXPECT_GE(polls, 3u);
+	EXPECT_EQ(xqp_poll_cq(b.rcq, 4, wc), 0);
+	EXPECT_EQ(xqp_soft_op_calls(soft2_, XQP_SOFT_OP_POLL_CQ), polls);
+	xqp_soft_count_data_path(soft_, 0);
+}
+
 TEST_F(Traffic, MrRules)
 {
 	char buf[64];
