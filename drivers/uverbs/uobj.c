@@ -6,7 +6,10 @@
  * first across all object types, as ib_uverbs does, so that the same
  * sequence of commands yields the same handle numbers on both. Looking up a
  * handle that is free or not yet committed gives -ENOENT, one of another
- * type -EINVAL, one locked by a concurrent command -EBUSY.
+ * type -EINVAL, one locked by a concurrent command -EBUSY. An object is in
+ * the xarray from its allocation on (one xarray operation per create, where
+ * ib_uverbs reserves the slot and stores into it later); lookups skip it
+ * until xqp_uobj_commit() marks it committed.
  *
  * Each object is locked for the duration of a command that uses it: shared
  * (usecnt > 0) by commands that only read it, exclusive (usecnt == -1) while
@@ -66,9 +69,14 @@ struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
 	uobj->ufile = cmd->ufile;
 	uobj->owner_pid = task_tgid_nr(current);
 	uobj->owner_uid = current_euid();
-	get_task_comm(uobj->owner_comm, current);
+	/*
+	 * The caller's own name, read without task_lock(): it is always
+	 * NUL-terminated and at worst torn by a concurrent rename, which only
+	 * changes what `xqp res` shows (Linux 6.13's get_task_comm() reads it so).
+	 */
+	strscpy_pad(uobj->owner_comm, current->comm, sizeof(uobj->owner_comm));
 	INIT_LIST_HEAD(&uobj->list);
-	ret = xa_alloc(&cmd->ufile->idr, &uobj->id, NULL, xa_limit_32b,
+	ret = xa_alloc(&cmd->ufile->idr, &uobj->id, uobj, xa_limit_32b,
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(uobj);
@@ -77,17 +85,20 @@ struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
 	return uobj;
 }
 
-/** xqp_uobj_commit - publish a created object under its handle. */
+/**
+ * xqp_uobj_commit - publish a created object under its handle: lookups find
+ * it from now on (the release pairs with xqp_uobj_get()'s acquire, so they
+ * see it whole).
+ */
 void xqp_uobj_commit(struct xqp_uobj *uobj)
 {
 	struct xqp_ufile *ufile = uobj->ufile;
 
-	spin_lock_irq(&ufile->uobjects_lock);
+	spin_lock(&ufile->uobjects_lock);
 	list_add(&uobj->list, &ufile->uobjects);
-	spin_unlock_irq(&ufile->uobjects_lock);
+	spin_unlock(&ufile->uobjects_lock);
 	atomic_set(&uobj->usecnt, 0);
-	/* The slot was reserved by xa_alloc(): this store cannot fail. */
-	WARN_ON(xa_is_err(xa_store(&ufile->idr, uobj->id, uobj, GFP_KERNEL)));
+	smp_store_release(&uobj->committed, true);
 }
 
 /**
@@ -161,7 +172,8 @@ struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
 
 	rcu_read_lock();
 	uobj = xa_load(&ufile->idr, id);
-	if (!uobj || !kref_get_unless_zero(&uobj->ref))
+	if (!uobj || !smp_load_acquire(&uobj->committed) ||
+	    !kref_get_unless_zero(&uobj->ref))
 		uobj = ERR_PTR(-ENOENT);
 	rcu_read_unlock();
 	if (IS_ERR(uobj))
@@ -195,9 +207,9 @@ static void uobj_remove(struct xqp_uobj *uobj)
 	struct xqp_ufile *ufile = uobj->ufile;
 
 	xa_erase(&ufile->idr, uobj->id);
-	spin_lock_irq(&ufile->uobjects_lock);
+	spin_lock(&ufile->uobjects_lock);
 	list_del_init(&uobj->list);
-	spin_unlock_irq(&ufile->uobjects_lock);
+	spin_unlock(&ufile->uobjects_lock);
 	kref_put(&uobj->ref, uobj_free);
 }
 
@@ -337,9 +349,9 @@ static void park_leftovers(struct xqp_ufile *ufile)
 		pr_warn_ratelimited("xqp_uverbs: object %u (type %d) not destroyed by its driver: kept, retried later\n",
 				    uobj->id, uobj->type);
 		xa_erase(&ufile->idr, uobj->id);	/* the list keeps the table's reference */
-		spin_lock_irq(&ufile->uobjects_lock);
+		spin_lock(&ufile->uobjects_lock);
 		list_move_tail(&uobj->list, &udev->parked);
-		spin_unlock_irq(&ufile->uobjects_lock);
+		spin_unlock(&ufile->uobjects_lock);
 		kref_get(&ufile->ref);
 	}
 	mutex_unlock(&udev->parked_mutex);

@@ -93,7 +93,7 @@ struct xqp_ufile {
 	struct xqp_uverbs_event_file *async_file;
 	struct mutex cleanup_mutex;	/* close vs. device removal */
 	struct xarray idr;		/* handle -> struct xqp_uobj */
-	spinlock_t uobjects_lock;
+	spinlock_t uobjects_lock;	/* the list; process context only */
 	struct list_head uobjects;	/* newest first */
 	struct mutex comp_mutex;
 	struct list_head comp_channels;	/* struct xqp_comp_channel.list */
@@ -129,6 +129,7 @@ struct xqp_uobj {
 	atomic_t usecnt;		/* -1: write-locked, >0: readers */
 	u32 id;				/* the handle */
 	enum xqp_uobj_type type;
+	bool committed;			/* lookups find it (xqp_uobj_commit()) */
 	u64 user_handle;
 	struct xqp_ufile *ufile;
 	void *object;			/* the xqp object; NULL once destroyed */
