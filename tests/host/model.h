@@ -224,7 +224,11 @@ template <typename S, typename R> void Run<S, R>::step(uint8_t kind, uint8_t x, 
 		int s = x % 2;
 		if (!xrcds_[s].x || reals_.empty())
 			return;
-		int r = y % reals_.size();
+		/* a live QP unless x & 4 (then any made so far: most are gone) */
+		int r = x & 4 ? -1 : pick(static_cast<int>(reals_.size()), y,
+					  [&](int k) { return reals_[k].exists; });
+		if (r < 0)
+			r = y % reals_.size();
 		Events *ev = x & 2 ? new Events : nullptr;
 		xqp_qp_open_attr oa = {};
 		oa.qp_num = (x & 0xf0) == 0xf0 ? reals_[r].qpn + 1000 : reals_[r].qpn;
