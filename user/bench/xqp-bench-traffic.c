@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "xqpverbs.h"
+#include "bench.h"
 
 #define MAX_SIZES	16
 #define MAX_SIZE	(1U << 20)
@@ -121,15 +122,6 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		die("clock_gettime: %s", strerror(errno));
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- the control channel: fixed-size records over a socketpair ---------- */

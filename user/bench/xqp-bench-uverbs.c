@@ -49,6 +49,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "xqpverbs.h"
+#include "bench.h"
 
 static const char *label;
 
@@ -62,15 +63,6 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		die("clock_gettime: %s", strerror(errno));
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void report(const char *metric, uint64_t ns, uint64_t ops)
