@@ -19,13 +19,13 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/verbs.h>
+
+#include "verbs_util.h"
 
 static int passed, failed;
 
@@ -56,22 +56,12 @@ struct dev {
 
 static int open_dev(const char *name, struct dev *d)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_cq_init_attr_ex ca = { .cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS };
-	struct ibv_port_attr pa;
-	int i;
 
 	memset(d, 0, sizeof(*d));
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	d->ctx = stress_open_ctx(name, &d->lid);
 	if (!d->ctx)
 		return -1;
-	if (ibv_query_port(d->ctx, 1, &pa))
-		return -1;
-	d->lid = pa.lid;
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->cqx = ibv_create_cq_ex(d->ctx, &ca);
 	if (!d->pd || !d->cqx)
@@ -86,62 +76,13 @@ static int open_dev(const char *name, struct dev *d)
 	return d->mr ? 0 : -1;
 }
 
-static int to_init(struct ibv_qp *qp, int access)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-				 .qp_access_flags = access };
-
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_ACCESS_FLAGS);
-}
-
-/* RC-like: RTR towards (@dlid, @dqpn), then RTS unless @tgt. */
-static int connect_qp(struct ibv_qp *qp, uint16_t dlid, uint32_t dqpn, bool tgt)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = dqpn,
-		.rq_psn = 0, .max_dest_rd_atomic = 1, .min_rnr_timer = 1,
-		.ah_attr = { .dlid = dlid, .port_num = 1 },
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 1;
-	if (tgt)
-		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN);
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* Polls @cq with ibv_poll_cq until @n completions (or 5 s). */
 static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	struct timespec t0, t;
-	int got = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (got < n) {
-		int r = ibv_poll_cq(cq, n - got, wc + got);
-
-		if (r < 0)
-			return -1;
-		got += r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 5)
-			break;
-	}
-	return got;
+	return stress_poll(cq, wc, n, 5000);
 }
 
-/* The same with the ibv_cq_ex poller; records what read_* says. */
+/* The ibv_cq_ex poller, until @n completions (or 5 s); records what read_* says. */
 struct exwc {
 	uint64_t wr_id;
 	enum ibv_wc_status status;
@@ -154,15 +95,13 @@ struct exwc {
 static int poll_ex_n(struct ibv_cq_ex *cq, struct exwc *out, int n)
 {
 	struct ibv_poll_cq_attr pa = { 0 };
-	struct timespec t0, t;
+	uint64_t end = stress_now_ms() + 5000;
 	int got = 0, ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (got < n) {
 		ret = ibv_start_poll(cq, &pa);
 		if (ret == ENOENT) {
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if (t.tv_sec - t0.tv_sec > 5)
+			if (stress_now_ms() > end)
 				break;
 			continue;
 		}
@@ -227,8 +166,9 @@ static void test_xrc(struct dev *a, struct dev *b)
 	     strerror(errno));
 	if (!x)
 		return;
-	if (to_init(tgt, 0) || to_init(ini, 0) || connect_qp(tgt, a->lid, ini->qp_num, true) ||
-	    connect_qp(ini, b->lid, tgt->qp_num, false)) {
+	if (stress_to_init(tgt, 0) || stress_to_init(ini, 0) ||
+	    stress_connect(tgt, a->lid, ini->qp_num, true) ||
+	    stress_connect(ini, b->lid, tgt->qp_num, false)) {
 		CASE("xrc_connect", 0, "%s", strerror(errno));
 		return;
 	}
@@ -324,8 +264,9 @@ static void test_rc(struct dev *a, struct dev *b)
 	CASE("rc_qp_ex_create", x && qb, "%s", strerror(errno));
 	if (!x || !qb)
 		return;
-	if (to_init(qa, acc) || to_init(qb, acc) || connect_qp(qa, b->lid, qb->qp_num, false) ||
-	    connect_qp(qb, a->lid, qa->qp_num, false)) {
+	if (stress_to_init(qa, acc) || stress_to_init(qb, acc) ||
+	    stress_connect(qa, b->lid, qb->qp_num, false) ||
+	    stress_connect(qb, a->lid, qa->qp_num, false)) {
 		CASE("rc_connect", 0, "%s", strerror(errno));
 		return;
 	}

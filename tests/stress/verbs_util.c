@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* Device opening, QP connection and polling for the stress programs. */
+/*
+ * Device opening, QP connection and polling for the stress programs and
+ * provider/verbs_smoke.c.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -8,26 +11,41 @@
 
 #include "verbs_util.h"
 
-int stress_open_dev(const char *name, int cqe, struct stress_dev *d)
+struct ibv_context *stress_open_ctx(const char *name, uint16_t *lid)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
 	struct ibv_port_attr pa;
 	int i, err;
 
-	memset(d, 0, sizeof(*d));
-	for (i = 0; list && list[i] && !d->ctx; i++)
+	for (i = 0; list && list[i] && !ctx; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
+			ctx = ibv_open_device(list[i]);
 	err = errno;
 	if (list)
 		ibv_free_device_list(list);
-	if (!d->ctx) {
+	if (!ctx) {
 		errno = (list && i > 0 && err) ? err : ENODEV;
-		return -1;
+		return NULL;
 	}
-	if (ibv_query_port(d->ctx, 1, &pa))
-		goto err;
-	d->lid = pa.lid;
+	if (ibv_query_port(ctx, 1, &pa)) {
+		err = errno;
+		ibv_close_device(ctx);
+		errno = err;
+		return NULL;
+	}
+	*lid = pa.lid;
+	return ctx;
+}
+
+int stress_open_dev(const char *name, int cqe, struct stress_dev *d)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->ctx = stress_open_ctx(name, &d->lid);
+	if (!d->ctx)
+		return -1;
 	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd)
 		goto err;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * What the stress programs share: opening an xqp device through Debian's
- * libibverbs (and so through xqp's provider), connecting RC-like QPs, and
- * polling with a deadline. Public libibverbs API only.
+ * What the stress programs and provider/verbs_smoke.c (xqp-verbs-smoke)
+ * share: opening an xqp device through Debian's libibverbs (and so through
+ * xqp's provider), connecting RC-like QPs, and polling with a deadline.
+ * Public libibverbs API only.
  */
 #ifndef XQP_STRESS_VERBS_UTIL_H
 #define XQP_STRESS_VERBS_UTIL_H
@@ -20,7 +21,13 @@ struct stress_dev {
 	uint16_t lid;
 };
 
-/* Opens device @name; 0, or -1 with errno set (ENODEV: not listed). */
+/*
+ * Opens device @name and reads port 1's LID into @lid; NULL with errno set
+ * (ENODEV: not listed).
+ */
+struct ibv_context *stress_open_ctx(const char *name, uint16_t *lid);
+
+/* The same, then a PD and a CQ of @cqe; 0, or -1 with errno set. */
 int stress_open_dev(const char *name, int cqe, struct stress_dev *d);
 void stress_close_dev(struct stress_dev *d);
 
