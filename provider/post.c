@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "xqp.h"
+#include "../uapi/xqp_uverbs_wqe.h"
 
 #define HDR_LEN sizeof(struct ib_uverbs_cmd_hdr)
 #define WQE_LEN sizeof(struct xqp_uverbs_send_wr)
@@ -29,25 +30,15 @@ _Static_assert(sizeof(struct ibv_sge) == sizeof(struct ib_uverbs_sge) &&
 	       offsetof(struct ibv_sge, lkey) == offsetof(struct ib_uverbs_sge, lkey),
 	       "an ibv_sge is an ib_uverbs_sge");
 /* The values the kernel takes are libibverbs' (both are the IBTA's). */
-_Static_assert((int)IBV_WR_RDMA_WRITE == (int)IB_UVERBS_WR_RDMA_WRITE &&
-	       (int)IBV_WR_RDMA_WRITE_WITH_IMM == (int)IB_UVERBS_WR_RDMA_WRITE_WITH_IMM &&
-	       (int)IBV_WR_SEND == (int)IB_UVERBS_WR_SEND &&
-	       (int)IBV_WR_SEND_WITH_IMM == (int)IB_UVERBS_WR_SEND_WITH_IMM &&
-	       (int)IBV_WR_RDMA_READ == (int)IB_UVERBS_WR_RDMA_READ &&
-	       (int)IBV_WR_ATOMIC_CMP_AND_SWP == (int)IB_UVERBS_WR_ATOMIC_CMP_AND_SWP &&
-	       (int)IBV_WR_ATOMIC_FETCH_AND_ADD == (int)IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD &&
-	       (int)IBV_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV, "opcodes");
+XQP_UVERBS_ASSERT_WR_OPCODES(IBV_WR_);
+_Static_assert((int)IBV_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV, "opcodes");
 /* The kernel's send flags (enum ib_send_flags, no uapi name): 1, 2, 4, 8. */
 _Static_assert(IBV_SEND_FENCE == 1 && IBV_SEND_SIGNALED == 2 && IBV_SEND_SOLICITED == 4 &&
 	       IBV_SEND_INLINE == 8, "send flags");
 
-#define POST_LEN(nwr, nsge)						\
-	(HDR_LEN + sizeof(struct ib_uverbs_post_send) + (nwr) * WQE_LEN +	\
-	 (nsge) * sizeof(struct ib_uverbs_sge))
-
 static size_t post_len(size_t nwr, size_t nsge)
 {
-	return POST_LEN(nwr, nsge);
+	return XQP_UVERBS_POST_SEND_LEN(nwr, nsge);
 }
 
 /*
@@ -74,47 +65,13 @@ static int post_send_write(struct xqp_qp *qp, unsigned char *buf, size_t n, size
 	return ret;
 }
 
-static void wr_to_kernel(const struct xqp_qp *qp, const struct ibv_send_wr *w,
-			 struct xqp_uverbs_send_wr *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->wr.wr_id = w->wr_id;
-	k->wr.num_sge = (uint32_t)w->num_sge;
-	k->wr.opcode = (uint32_t)w->opcode;
-	k->wr.send_flags = w->send_flags;
-	k->wr.ex.imm_data = w->imm_data;	/* or invalidate_rkey: one union */
-	if (qp->type == IBV_QPT_UD) {
-		k->wr.wr.ud.ah = w->wr.ud.ah ? w->wr.ud.ah->handle : 0;
-		k->wr.wr.ud.remote_qpn = w->wr.ud.remote_qpn;
-		k->wr.wr.ud.remote_qkey = w->wr.ud.remote_qkey;
-	} else {
-		switch (w->opcode) {
-		case IBV_WR_RDMA_WRITE:
-		case IBV_WR_RDMA_WRITE_WITH_IMM:
-		case IBV_WR_RDMA_READ:
-			k->wr.wr.rdma.remote_addr = w->wr.rdma.remote_addr;
-			k->wr.wr.rdma.rkey = w->wr.rdma.rkey;
-			break;
-		case IBV_WR_ATOMIC_CMP_AND_SWP:
-		case IBV_WR_ATOMIC_FETCH_AND_ADD:
-			k->wr.wr.atomic.remote_addr = w->wr.atomic.remote_addr;
-			k->wr.wr.atomic.compare_add = w->wr.atomic.compare_add;
-			k->wr.wr.atomic.swap = w->wr.atomic.swap;
-			k->wr.wr.atomic.rkey = w->wr.atomic.rkey;
-			break;
-		default:
-			break;
-		}
-	}
-	if (qp->type == IBV_QPT_XRC_SEND)
-		k->xrc_remote_srq_num = w->qp_type.xrc.remote_srqn;
-}
+XQP_UVERBS_DEFINE_SEND_WQE(wr_to_kernel, struct ibv_send_wr)
 
 int xqp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct xqp_qp *qp = to_xqp(ibqp);
 	struct ibv_send_wr *w = wr;
-	unsigned char stackbuf[POST_LEN(4, 8)] __attribute__((aligned(8)));
+	unsigned char stackbuf[XQP_UVERBS_POST_SEND_LEN(4, 8)] __attribute__((aligned(8)));
 
 	while (w) {
 		struct ibv_send_wr *end = w, *invalid = NULL, *x;
@@ -152,7 +109,8 @@ int xqp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		}
 		sge = (void *)(buf + post_len(n, 0));
 		for (i = 0, x = w; i < n; i++, x = x->next) {
-			wr_to_kernel(qp, x, (void *)(buf + post_len(i, 0)));
+			wr_to_kernel((void *)(buf + post_len(i, 0)), x, qp->type == IBV_QPT_UD,
+				     qp->type == IBV_QPT_XRC_SEND);
 			if (x->num_sge) {
 				memcpy(sge, x->sg_list, (size_t)x->num_sge * sizeof(*sge));
 				sge += x->num_sge;

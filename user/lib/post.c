@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "priv.h"
+#include "xqp_uverbs_wqe.h"
 
 #define HDR_LEN sizeof(struct ib_uverbs_cmd_hdr)
 #define MAX_WRITE ((size_t)0xffff * 4)
@@ -26,6 +27,8 @@ _Static_assert(sizeof(struct ib_uverbs_post_recv) == sizeof(struct ib_uverbs_pos
 	       offsetof(struct ib_uverbs_post_recv, wqe_size) ==
 	       offsetof(struct ib_uverbs_post_srq_recv, wqe_size),
 	       "POST_RECV and POST_SRQ_RECV share one layout");
+/* The opcodes the kernel takes are libxqpverbs' (both are the IBTA's). */
+XQP_UVERBS_ASSERT_WR_OPCODES(XQPV_WR_);
 _Static_assert(sizeof(struct ib_uverbs_sge) == sizeof(struct xqpv_sge) &&
 	       offsetof(struct ib_uverbs_sge, lkey) == offsetof(struct xqpv_sge, lkey),
 	       "an SGE is copied as is");
@@ -42,38 +45,7 @@ static size_t post_len(size_t n, size_t wqe, size_t s)
 	       s * sizeof(struct ib_uverbs_sge);
 }
 
-static void send_wr_to_kernel(struct xqp_uverbs_send_wr *k, const struct xqpv_send_wr *w)
-{
-	memset(k, 0, sizeof(*k));
-	k->wr.wr_id = w->wr_id;
-	k->wr.num_sge = (uint32_t)w->num_sge;
-	k->wr.opcode = (uint32_t)w->opcode;
-	k->wr.send_flags = w->send_flags;
-	k->wr.ex.imm_data = w->imm_data;
-	switch (w->opcode) {
-	case XQPV_WR_RDMA_WRITE:
-	case XQPV_WR_RDMA_WRITE_WITH_IMM:
-	case XQPV_WR_RDMA_READ:
-		k->wr.wr.rdma.remote_addr = w->wr.rdma.remote_addr;
-		k->wr.wr.rdma.rkey = w->wr.rdma.rkey;
-		break;
-	case XQPV_WR_ATOMIC_CMP_AND_SWP:
-	case XQPV_WR_ATOMIC_FETCH_AND_ADD:
-		k->wr.wr.atomic.remote_addr = w->wr.atomic.remote_addr;
-		k->wr.wr.atomic.compare_add = w->wr.atomic.compare_add;
-		k->wr.wr.atomic.swap = w->wr.atomic.swap;
-		k->wr.wr.atomic.rkey = w->wr.atomic.rkey;
-		break;
-	default:
-		if (w->wr.ud.ah) {
-			k->wr.wr.ud.ah = w->wr.ud.ah->handle;
-			k->wr.wr.ud.remote_qpn = w->wr.ud.remote_qpn;
-			k->wr.wr.ud.remote_qkey = w->wr.ud.remote_qkey;
-		}
-		break;
-	}
-	k->xrc_remote_srq_num = w->qp_type.xrc.remote_srqn;
-}
+XQP_UVERBS_DEFINE_SEND_WQE(send_wr_to_kernel, struct xqpv_send_wr)
 
 int xqpv_post_send(struct xqpv_qp *qp, struct xqpv_send_wr *wr, struct xqpv_send_wr **bad_wr)
 {
@@ -126,7 +98,9 @@ int xqpv_post_send(struct xqpv_qp *qp, struct xqpv_send_wr *wr, struct xqpv_send
 			struct xqpv_send_wr *x = w;
 
 			for (size_t i = 0; i < n; i++, x = x->next) {
-				send_wr_to_kernel((void *)(buf + HDR_LEN + sizeof(*cmd) + i * wqe), x);
+				send_wr_to_kernel((void *)(buf + HDR_LEN + sizeof(*cmd) + i * wqe), x,
+						  qp->qp_type == XQPV_QPT_UD,
+						  qp->qp_type == XQPV_QPT_XRC_SEND);
 				memcpy(sge, x->sg_list, (size_t)x->num_sge * sizeof(*sge));
 				sge += x->num_sge;
 			}
