@@ -7,9 +7,10 @@
  * argument bytes are resolved against what earlier responses returned
  * (handles, QP and SRQ numbers, keys), so almost every byte string is a
  * meaningful program and mutations keep their meaning. The manager process
- * never touches the device: each program runs in a fresh executor process
- * (actor 0), which forks the other actors on demand. Coverage comes from
- * KCOV, one buffer per actor, filtered to xqp's modules.
+ * never touches the device: a small fork server forks a fresh executor
+ * process (actor 0) for every program, which forks the other actors on
+ * demand. Coverage comes from KCOV, one buffer per actor, filtered to xqp's
+ * modules.
  */
 #ifndef XQP_FUZZ_H
 #define XQP_FUZZ_H
@@ -45,6 +46,10 @@ enum fz_kind {
 	FZ_OPEN_XRCD, FZ_CLOSE_XRCD, FZ_OPEN_QP,
 	FZ_READ_ASYNC, FZ_READ_COMP, FZ_CLOSE_AUX, FZ_RAISE_EVENT, FZ_INJECT,
 	FZ_RAW, FZ_FORK, FZ_KILL, FZ_RACE,
+	/* appended: older reproducers keep their meaning */
+	FZ_CONNECT,	/* two QPs of earlier responses to RTS, pointed at each other */
+	FZ_SETUP,	/* PD, CQ, MR, a QP pair of one type, connected, receives posted */
+	FZ_NL_RES,	/* a request to the xqp_res generic netlink family */
 	FZ_OP_COUNT
 };
 extern const char *const fz_kind_name[FZ_OP_COUNT];
@@ -75,7 +80,27 @@ long fz_cover_distinct(void);
 /* ---- execution (exec.c) ---------------------------------------------------- */
 struct fz_shared;	/* what the actors publish for each other */
 int fz_exec_init(void);
-/* runs the program in a fresh executor; returns 0, or -1 on a hang (killed) */
+/*
+ * Runs the program in a fresh executor process; returns 0, 1 if the
+ * executor died of a signal, or -1 on a hang (everything killed).
+ */
 int fz_exec(const struct fz_prog *p, long *commands);
+
+/* ---- where the time goes (exec.c) ------------------------------------------ */
+enum fz_phase {
+	FZ_PH_GENERATE,		/* manager: generating or mutating a program */
+	FZ_PH_EXEC,		/* manager: from sending a program to its "done" */
+	FZ_PH_COLLECT,		/* manager: reading the KCOV buffers */
+	FZ_PH_KMSG,		/* manager: reading /dev/kmsg */
+	FZ_PH_OUTPUT,		/* manager: printing FUZZ-NEW lines */
+	FZ_PH_FORK,		/* fork server's fork() to the executor's first op */
+	FZ_PH_OPS,		/* executor: the program's ops */
+	FZ_PH_TEARDOWN,		/* executor: actors killed, files closed */
+	FZ_PH_REAP,		/* executor's exit until the fork server has reaped it */
+	FZ_PHASES
+};
+double fz_now(void);
+void fz_prof(int phase, double since);	/* adds fz_now() - since to the phase */
+void fz_prof_report(void);		/* prints FUZZ-PROF lines */
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xqp-fuzz, the manager: generates and mutates programs, runs each in a
- * fresh executor (exec.c), keeps those that reach new coverage of xqp's
- * modules (cover.c) and reads the kernel log (/dev/kmsg) after every
+ * fresh executor process (exec.c), keeps those that reach new coverage of
+ * xqp's modules (cover.c) and reads the kernel log (/dev/kmsg) after every
  * program. It never opens the device itself, so an oops in a command kills
  * an executor, not the manager, which then reports the program.
  *
@@ -16,6 +16,7 @@
  *                           splat (KIND splat) or that hung (KIND hang)
  *   FUZZ-SPLAT LINE         the log line that matched
  *   FUZZ-STATS key=value... progress every 30 s and once at the end
+ *   FUZZ-PROF phase|op NAME seconds= calls= mean_us=   where the time went
  *   FUZZ-COV MOD SEC OFFS   the PCs reached, as offsets into each section
  *   FUZZ-REPLAY PASS|FAIL FILE
  * Exit status: 0, 1 on a splat or hang, 2 on usage errors.
@@ -28,8 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -108,25 +109,22 @@ static void print_prog(const char *tag, const struct fz_prog *p)
 	free(line);
 }
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#define now fz_now
 
 #define MAX_CORPUS 8192
 static struct fz_prog *corpus;
 static int ncorpus;
-static long programs, commands, hangs;
+static long programs, commands, hangs, deaths;
 
 static void stats(const char *when, double t0)
 {
-	char line[256];
+	char line[320];
+	double s = now() - t0;
 	int k = snprintf(line, sizeof(line),
-			 "FUZZ-STATS %s seconds=%.0f programs=%ld commands=%ld corpus=%d pcs=%ld hangs=%ld\n",
-			 when, now() - t0, programs, commands, ncorpus, fz_cover_distinct(), hangs);
+			 "FUZZ-STATS %s seconds=%.0f programs=%ld commands=%ld corpus=%d pcs=%ld hangs=%ld"
+			 " deaths=%ld programs_per_s=%.1f commands_per_s=%.0f\n",
+			 when, s, programs, commands, ncorpus, fz_cover_distinct(), hangs, deaths,
+			 s > 0 ? programs / s : 0.0, s > 0 ? commands / s : 0.0);
 
 	(void)!write(1, line, (size_t)k);
 }
@@ -134,13 +132,21 @@ static void stats(const char *when, double t0)
 /* runs p; 1 if it must stop the fuzzer (a splat or a hang) */
 static int run_one(const struct fz_prog *p, int *fresh)
 {
-	int hung;
+	double t;
+	int hung, ret, splat;
 
 	fz_cover_reset();
-	hung = fz_exec(p, &commands) < 0;
+	ret = fz_exec(p, &commands);
+	hung = ret < 0;
+	deaths += ret > 0;
 	programs++;
+	t = now();
 	*fresh = fz_cover_collect();
-	if (kmsg_splat()) {
+	fz_prof(FZ_PH_COLLECT, t);
+	t = now();
+	splat = kmsg_splat();
+	fz_prof(FZ_PH_KMSG, t);
+	if (splat) {
 		print_prog("FUZZ-CRASH splat", p);
 		printf("FUZZ-SPLAT %s\n", splat_line);
 		fflush(stdout);
@@ -199,24 +205,32 @@ static int fuzz(uint64_t seed, long max_programs, double duration, const char *c
 	struct fz_prog p;
 	int fresh;
 
-	corpus = calloc(MAX_CORPUS, sizeof(*corpus));
-	if (!corpus)
+	/* not in the processes forked for the programs (see cover.c) */
+	corpus = mmap(NULL, MAX_CORPUS * sizeof(*corpus), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (corpus == MAP_FAILED)
 		return 2;
+	madvise(corpus, MAX_CORPUS * sizeof(*corpus), MADV_DONTFORK);
 	fz_srand(seed);
 	if (corpus_dir && load_corpus(corpus_dir))
 		goto crashed;
 	while ((!max_programs || programs < max_programs) && (!duration || now() - t0 < duration)) {
+		double t = now();
+
 		if (!ncorpus || fz_below(8) == 0) {
 			fz_generate(&p, 4 + (int)fz_below(44));
 		} else {
 			p = corpus[fz_below((uint32_t)ncorpus)];
 			fz_mutate(&p, &corpus[fz_below((uint32_t)ncorpus)]);
 		}
+		fz_prof(FZ_PH_GENERATE, t);
 		if (run_one(&p, &fresh))
 			goto crashed;
 		if (fresh) {
+			t = now();
 			keep(&p);
 			print_prog("FUZZ-NEW", &p);
+			fz_prof(FZ_PH_OUTPUT, t);
 		}
 		if (now() - last >= 30) {
 			last = now();
@@ -224,10 +238,12 @@ static int fuzz(uint64_t seed, long max_programs, double duration, const char *c
 		}
 	}
 	stats("final", t0);
+	fz_prof_report();
 	fz_cover_report();
 	return 0;
 crashed:
 	stats("final", t0);
+	fz_prof_report();
 	fz_cover_report();
 	return 1;
 }

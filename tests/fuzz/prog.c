@@ -21,6 +21,7 @@ const char *const fz_kind_name[FZ_OP_COUNT] = {
 	"open_xrcd", "close_xrcd", "open_qp",
 	"read_async", "read_comp", "close_aux", "raise_event", "inject",
 	"raw", "fork", "kill", "race",
+	"connect", "setup", "nl_res",
 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -42,21 +43,23 @@ uint64_t fz_rand(void)
 
 /*
  * Relative weights of the op kinds in generated ops: creation and use of
- * objects often, the process and file operations now and then.
+ * objects often (work requests and polls most: FZ_SETUP makes them count),
+ * the process and file operations now and then.
  */
 static const uint8_t weight[FZ_OP_COUNT] = {
 	[FZ_OPEN] = 4, [FZ_CLOSE] = 2, [FZ_GET_CONTEXT] = 4, [FZ_QUERY_DEVICE] = 1,
 	[FZ_QUERY_PORT] = 1, [FZ_ALLOC_PD] = 6, [FZ_DEALLOC_PD] = 3,
 	[FZ_CREATE_AH] = 2, [FZ_DESTROY_AH] = 1, [FZ_REG_MR] = 4, [FZ_DEREG_MR] = 2,
 	[FZ_CREATE_COMP_CHANNEL] = 2, [FZ_CREATE_CQ] = 6, [FZ_RESIZE_CQ] = 1,
-	[FZ_DESTROY_CQ] = 2, [FZ_POLL_CQ] = 4, [FZ_REQ_NOTIFY_CQ] = 2,
-	[FZ_CREATE_QP] = 8, [FZ_QUERY_QP] = 2, [FZ_MODIFY_QP] = 8, [FZ_DESTROY_QP] = 3,
-	[FZ_POST_SEND] = 5, [FZ_POST_RECV] = 4, [FZ_POST_SRQ_RECV] = 3,
+	[FZ_DESTROY_CQ] = 2, [FZ_POLL_CQ] = 6, [FZ_REQ_NOTIFY_CQ] = 2,
+	[FZ_CREATE_QP] = 8, [FZ_QUERY_QP] = 2, [FZ_MODIFY_QP] = 6, [FZ_DESTROY_QP] = 3,
+	[FZ_POST_SEND] = 9, [FZ_POST_RECV] = 5, [FZ_POST_SRQ_RECV] = 4,
 	[FZ_CREATE_SRQ] = 2, [FZ_CREATE_XSRQ] = 4, [FZ_MODIFY_SRQ] = 1,
 	[FZ_QUERY_SRQ] = 1, [FZ_DESTROY_SRQ] = 2, [FZ_OPEN_XRCD] = 6,
 	[FZ_CLOSE_XRCD] = 2, [FZ_OPEN_QP] = 6, [FZ_READ_ASYNC] = 2,
 	[FZ_READ_COMP] = 2, [FZ_CLOSE_AUX] = 1, [FZ_RAISE_EVENT] = 2,
 	[FZ_INJECT] = 1, [FZ_RAW] = 3, [FZ_FORK] = 2, [FZ_KILL] = 1, [FZ_RACE] = 1,
+	[FZ_CONNECT] = 3, [FZ_SETUP] = 4, [FZ_NL_RES] = 2,
 };
 
 static uint8_t pick_kind(void)
@@ -106,6 +109,12 @@ void fz_generate(struct fz_prog *p, int nops)
 	if (nops >= 2 && fz_below(4)) {
 		p->op[0] = (struct fz_op){ .actor = 0, .kind = FZ_OPEN, .file = 0 };
 		p->op[1] = (struct fz_op){ .actor = 0, .kind = FZ_GET_CONTEXT, .file = 0 };
+		/* half of them go on with a connected QP pair: the data path */
+		if (nops >= 4 && fz_below(2)) {
+			p->op[2].actor = 0;
+			p->op[2].kind = FZ_SETUP;
+			p->op[2].file = 0;
+		}
 	}
 	p->n = nops;
 }
