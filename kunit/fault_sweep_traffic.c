@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The failure sweeps' data-path programs (fault_sweep.h): fixed step lists
+ * of kernel-client work on two soft devices of one subnet, A and B, swept
+ * by xqp_fault's allocation and driver-op sweeps (fault_sweep.c) under the
+ * same rules as the xqp_diff scenarios.
+ *
+ *   traffic_rc   PDs, MRs, two CQs (B's armed with req_notify; both with a
+ *                completion handler), an RC pair A <-> B to RTS, a
+ *                receive list, SEND, RDMA WRITE, RDMA READ, both atomics,
+ *                polls, resize_cq, query_device/port/gid/pkey, teardown.
+ *   traffic_xrc  an XRCD, an XRC SRQ and an XRC_TGT QP on B, an XRC_INI QP
+ *                on A sending to the SRQ (remote_srqn), post_srq_recv,
+ *                query_srq, modify_srq (resize and limit), a send after
+ *                the resize, polls, teardown.
+ *
+ * Deterministic runs: a WR posted from a context that may sleep (the KUnit
+ * kthread) executes in the poster, completions included
+ * (docs/datapath.md): when post_send returns, its completions are queued
+ * and its data moved, so a poll step polls once and waits for nothing, and
+ * every allocation the execution makes is the task's, where fail-nth sees
+ * it. Receives are posted before the sends that need them, and the
+ * requesters retry nothing (rnr_retry 0, retry_cnt 0): a send that finds
+ * no receive or no responder, as in a run whose post_recv or modify_qp was
+ * failed, completes with an error at once instead of on a timer.
+ *
+ * A step whose objects are missing (their create failed) is not run
+ * (FS_RC_DEAD_SLOT); the others run on, so the steps after a failure are
+ * exercised too (they must return 0 or an errno). Destroy steps are swept;
+ * the teardown destroys what they left (their failures included), disarmed,
+ * and every xqp_soft_counts() of both devices must be zero then.
+ *
+ * What a step left (its observation): what it reported (completions:
+ * wr_id, status, opcode, byte_len, the right QP number; the granted CQ and
+ * SRQ sizes; port and table entries that do not depend on the device
+ * instance), the objects it holds, both devices' object counts, the
+ * completion handler calls and QP/SRQ events, and a hash of both data
+ * buffers: a post that returned 0 but moved nothing differs from the clean
+ * run at the next poll.
+ */
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "fault_sweep.h"
+
+#define FT_BUF		4096	/* each device's registered buffer */
+#define FT_NC		2	/* CQs: 0 on A, 1 on B */
+#define FT_NQ		2	/* QPs */
+#define FT_NOUT		36
+#define FT_POLL		8	/* completions one poll step takes at most */
+#define FT_CQE		16
+#define FT_ACCESS	(XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_REMOTE_WRITE | \
+			 XQP_ACCESS_REMOTE_READ | XQP_ACCESS_REMOTE_ATOMIC)
+
+/* Where things are in the buffers (offsets into A's or B's). */
+#define FT_A_SRC	0	/* A: what is sent and written (64 bytes) */
+#define FT_B_RECV	256	/* B: two receives of 64 bytes */
+#define FT_B_WRITE	512	/* B: RDMA WRITE target, READ source */
+#define FT_A_READ	1024	/* A: RDMA READ target */
+#define FT_B_ATOMIC	2048	/* B: the 8-byte atomic target */
+#define FT_A_FETCH	2056	/* A: what the two atomics fetched */
+#define FT_B_SRQ	3072	/* B: four SRQ receives of 64 bytes */
+#define FT_MSG		64
+
+enum ft_op {
+	FT_ALLOC_PD,		/* d */
+	FT_DEALLOC_PD,		/* d */
+	FT_REG_MR,		/* d: its buffer on its PD */
+	FT_DEREG_MR,		/* d */
+	FT_CREATE_CQ,		/* c on d, with handlers */
+	FT_DESTROY_CQ,		/* c */
+	FT_NOTIFY_CQ,		/* c: NEXT_COMP */
+	FT_RESIZE_CQ,		/* c to .n */
+	FT_POLL_CQ,		/* c: once, up to FT_POLL; .n expected (clean run) */
+	FT_QUERY_DEVICE,	/* d */
+	FT_QUERY_PORT,		/* d */
+	FT_QUERY_GID,		/* d: index 0 */
+	FT_QUERY_PKEY,		/* d: index 0 */
+	FT_ALLOC_XRCD,		/* on d */
+	FT_DEALLOC_XRCD,
+	FT_CREATE_SRQ,		/* XRC SRQ on d (its PD, the XRCD, CQ c) */
+	FT_DESTROY_SRQ,
+	FT_MODIFY_SRQ,		/* max_wr .n, srq_limit 1 */
+	FT_QUERY_SRQ,
+	FT_CREATE_QP,		/* q: .type on d (its PD, CQ c); XRC_TGT: in the XRCD */
+	FT_DESTROY_QP,		/* q */
+	FT_TO_INIT,		/* q */
+	FT_TO_RTR,		/* q toward q2 */
+	FT_TO_RTS,		/* q */
+	FT_POST_RECV,		/* q: two receives at FT_B_RECV */
+	FT_POST_SRQ_RECV,	/* two receives at FT_B_SRQ + .n * 64 */
+	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI) */
+	FT_OPS
+};
+
+static const char *const ft_op_names[FT_OPS] = {
+	"alloc_pd", "dealloc_pd", "reg_mr", "dereg_mr", "create_cq", "destroy_cq",
+	"req_notify_cq", "resize_cq", "poll_cq", "query_device", "query_port",
+	"query_gid", "query_pkey", "alloc_xrcd", "dealloc_xrcd", "create_srq",
+	"destroy_srq", "modify_srq", "query_srq", "create_qp", "destroy_qp",
+	"modify_qp(INIT)", "modify_qp(RTR)", "modify_qp(RTS)", "post_recv",
+	"post_srq_recv", "post_send",
+};
+
+struct ft_step {
+	u8 op;
+	s8 d, c, q, q2;
+	u8 type;		/* FT_CREATE_QP: enum xqp_qp_type */
+	u8 opcode;		/* FT_POST_SEND: enum xqp_wr_opcode */
+	u16 n;
+};
+
+/* A program: its steps and what one is called. */
+struct ft_prog {
+	const struct ft_step *steps;
+};
+
+/* What one step left (compared with memcmp: no padding holes). */
+struct ft_obs {
+	s32 nout;
+	s32 out[FT_NOUT];
+	u32 drv[2][6];		/* xqp_soft_counts of A, B: pd cq xrcd srq qp mr */
+	u32 held;		/* bit per object the program holds */
+	u32 comps[FT_NC];	/* completion handler calls */
+	u32 events;		/* QP, SRQ and CQ async events */
+	u32 hash[2];		/* of A's and B's buffer */
+};
+
+struct ft_ctx {
+	struct xqp_soft *soft[2];
+	struct xqp_device *dev[2];
+	char *buf[2];
+	struct xqp_pd *pd[2];
+	struct xqp_mr *mr[2];
+	struct xqp_cq *cq[FT_NC];
+	struct xqp_xrcd *xrcd;
+	struct xqp_srq *srq;
+	struct xqp_qp *qp[FT_NQ];
+	u32 qpn[FT_NQ];
+	atomic_t comps[FT_NC];
+	atomic_t events;
+};
+
+static void ft_comp(struct xqp_cq *cq, void *ctx)
+{
+	atomic_inc(ctx);
+}
+
+static void ft_event(struct xqp_event *ev, void *ctx)
+{
+	atomic_inc(ctx);
+}
+
+static void ft_out(struct ft_obs *o, long v)
+{
+	if (o->nout < FT_NOUT)
+		o->out[o->nout++] = (s32)v;
+}
+
+static const struct ft_step *ft_step_of(const struct fs_prog *p, unsigned int i)
+{
+	return &((const struct ft_prog *)p->arg)->steps[i];
+}
+
+static void ft_free(struct ft_ctx *t)
+{
+	int d;
+
+	for (d = 1; d >= 0; d--) {
+		if (!IS_ERR_OR_NULL(t->soft[d]))
+			xqp_soft_destroy(t->soft[d]);
+		kfree(t->buf[d]);
+	}
+	kfree(t);
+}
+
+/*
+ * Two soft devices of the subnet and their buffers: A's source filled with
+ * a pattern, B's atomic target 5. Made disarmed (the devices' own
+ * creation is the scenarios' device_only).
+ */
+static void *ft_setup(struct kunit *test, const struct fs_prog *p)
+{
+	static const char *const names[2] = { "xqp_fault_a", "xqp_fault_b" };
+	struct ft_ctx *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	u64 five = 5;
+	int d, i;
+
+	if (!t)
+		return NULL;
+	for (d = 0; d < 2; d++) {
+		t->buf[d] = kzalloc(FT_BUF, GFP_KERNEL);
+		t->soft[d] = xqp_soft_create(names[d], NULL);
+		if (!t->buf[d] || IS_ERR(t->soft[d])) {
+			kunit_err(test, "%s: no soft device %s\n", p->name, names[d]);
+			ft_free(t);
+			return NULL;
+		}
+		t->dev[d] = xqp_soft_device(t->soft[d]);
+	}
+	for (i = 0; i < FT_MSG; i++)
+		t->buf[0][FT_A_SRC + i] = (char)('a' + i % 26);
+	memcpy(t->buf[1] + FT_B_ATOMIC, &five, sizeof(five));
+	return t;
+}
+
+static unsigned int ft_softs(void *ctx, struct xqp_soft **soft)
+{
+	struct ft_ctx *t = ctx;
+
+	soft[0] = t->soft[0];
+	soft[1] = t->soft[1];
+	return 2;
+}
+
+static struct xqp_sge ft_sge(struct ft_ctx *t, int d, u32 off, u32 len)
+{
+	return (struct xqp_sge){ .addr = (uintptr_t)(t->buf[d] + off), .length = len,
+				 .lkey = xqp_mr_lkey(t->mr[d]) };
+}
+
+/* INIT, RTR toward q2's device and number, RTS: as a kernel client does. */
+static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
+{
+	struct xqp_qp *qp = t->qp[s->q];
+	enum xqp_qp_type type = xqp_qp_get_type(qp);
+	struct xqp_qp_attr a = {};
+	int mask;
+
+	switch (s->op) {
+	case FT_TO_INIT:
+		a.qp_state = XQP_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = XQP_ACCESS_REMOTE_WRITE | XQP_ACCESS_REMOTE_READ |
+				    XQP_ACCESS_REMOTE_ATOMIC;
+		mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT | XQP_QP_ACCESS_FLAGS;
+		break;
+	case FT_TO_RTR:
+		if (!t->qp[s->q2])
+			return FS_RC_DEAD_SLOT;
+		a.qp_state = XQP_QPS_RTR;
+		a.path_mtu = XQP_MTU_4096;
+		a.dest_qp_num = t->qpn[s->q2];
+		a.ah_attr.dlid = xqp_soft_lid(t->soft[s->d ^ 1]);
+		a.ah_attr.port_num = 1;
+		a.min_rnr_timer = 1;
+		a.max_dest_rd_atomic = 1;
+		mask = XQP_QP_STATE | XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN |
+		       XQP_QP_RQ_PSN;
+		if (type != XQP_QPT_XRC_INI)
+			mask |= XQP_QP_MIN_RNR_TIMER | XQP_QP_MAX_DEST_RD_ATOMIC;
+		break;
+	default:
+		a.qp_state = XQP_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 0;	/* nobody there: fail now, not on a timer */
+		a.rnr_retry = 0;	/* no receive: the same */
+		a.max_rd_atomic = 1;
+		mask = XQP_QP_STATE | XQP_QP_SQ_PSN | XQP_QP_TIMEOUT | XQP_QP_RETRY_CNT |
+		       XQP_QP_RNR_RETRY | XQP_QP_MAX_QP_RD_ATOMIC;
+		break;
+	}
+	return xqp_modify_qp(qp, &a, mask);
+}
+
+static int ft_create_qp(struct ft_ctx *t, const struct ft_step *s)
+{
+	struct xqp_qp_init_attr init = {
+		.qp_type = s->type,
+		.event_handler = ft_event,
+		.qp_context = &t->events,
+		.sq_sig_type = XQP_SIGNAL_ALL_WR,
+	};
+	struct xqp_pd *pd = NULL;
+	struct xqp_qp *qp;
+
+	if (s->type == XQP_QPT_XRC_TGT) {
+		if (!t->xrcd)
+			return FS_RC_DEAD_SLOT;
+		init.xrcd = t->xrcd;
+	} else {
+		if (!t->pd[s->d] || !t->cq[s->c])
+			return FS_RC_DEAD_SLOT;
+		pd = t->pd[s->d];
+		init.send_cq = t->cq[s->c];
+		init.recv_cq = t->cq[s->c];
+		init.cap.max_send_wr = 8;
+		init.cap.max_send_sge = 1;
+		if (s->type == XQP_QPT_RC) {
+			init.cap.max_recv_wr = 8;
+			init.cap.max_recv_sge = 1;
+		}
+	}
+	qp = xqp_create_qp_user(t->dev[s->d], pd, &init, NULL, NULL, KBUILD_MODNAME);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	t->qp[s->q] = qp;
+	t->qpn[s->q] = xqp_qp_num(qp);
+	return 0;
+}
+
+static int ft_create_srq(struct ft_ctx *t, const struct ft_step *s)
+{
+	struct xqp_srq_init_attr si = {
+		.srq_type = XQP_SRQT_XRC,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.event_handler = ft_event,
+		.srq_context = &t->events,
+		.xrcd = t->xrcd,
+		.cq = t->cq[s->c],
+	};
+	struct xqp_srq *srq;
+
+	if (!t->pd[s->d] || !t->xrcd || !t->cq[s->c])
+		return FS_RC_DEAD_SLOT;
+	srq = xqp_create_srq(t->pd[s->d], &si);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	t->srq = srq;
+	return 0;
+}
+
+/* Two receives in one list; a refused list names one of its WRs as bad. */
+static int ft_post_recv(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
+{
+	int d = s->op == FT_POST_RECV ? s->d : 1;
+	u32 off = s->op == FT_POST_RECV ? FT_B_RECV : FT_B_SRQ + s->n * FT_MSG;
+	struct xqp_sge sge[2] = { ft_sge(t, d, off, FT_MSG), ft_sge(t, d, off + FT_MSG, FT_MSG) };
+	struct xqp_recv_wr wr[2] = {
+		{ .next = &wr[1], .wr_id = 100 + off / FT_MSG, .sg_list = &sge[0], .num_sge = 1 },
+		{ .wr_id = 101 + off / FT_MSG, .sg_list = &sge[1], .num_sge = 1 },
+	};
+	const struct xqp_recv_wr *bad = NULL;
+	int rc;
+
+	if (s->op == FT_POST_RECV)
+		rc = xqp_post_recv(t->qp[s->q], wr, &bad);
+	else
+		rc = xqp_post_srq_recv(t->srq, wr, &bad);
+	if (rc && bad != &wr[0] && bad != &wr[1])
+		return 2000;	/* not an errno: the judge reports it */
+	ft_out(o, rc ? bad - wr : -1);
+	return rc;
+}
+
+/* One signaled WR of @s->opcode from q to its peer on the other device. */
+static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
+{
+	int d = s->d, peer = s->d ^ 1;
+	struct xqp_send_wr wr = {
+		.wr_id = 1000 + s->opcode,
+		.opcode = s->opcode,
+		.send_flags = XQP_SEND_SIGNALED,
+		.num_sge = 1,
+	};
+	const struct xqp_send_wr *bad = NULL;
+	struct xqp_sge sge;
+	int rc;
+
+	if (!t->mr[peer])
+		return FS_RC_DEAD_SLOT;
+	switch (s->opcode) {
+	case XQP_WR_RDMA_WRITE:
+		sge = ft_sge(t, d, FT_A_SRC, FT_MSG);
+		wr.wr.rdma.remote_addr = (uintptr_t)(t->buf[peer] + FT_B_WRITE);
+		wr.wr.rdma.rkey = xqp_mr_rkey(t->mr[peer]);
+		break;
+	case XQP_WR_RDMA_READ:
+		sge = ft_sge(t, d, FT_A_READ, FT_MSG);
+		wr.wr.rdma.remote_addr = (uintptr_t)(t->buf[peer] + FT_B_WRITE);
+		wr.wr.rdma.rkey = xqp_mr_rkey(t->mr[peer]);
+		break;
+	case XQP_WR_ATOMIC_FETCH_AND_ADD:
+	case XQP_WR_ATOMIC_CMP_AND_SWP:
+		sge = ft_sge(t, d, FT_A_FETCH + (s->opcode == XQP_WR_ATOMIC_CMP_AND_SWP) * 8, 8);
+		wr.wr.atomic.remote_addr = (uintptr_t)(t->buf[peer] + FT_B_ATOMIC);
+		wr.wr.atomic.rkey = xqp_mr_rkey(t->mr[peer]);
+		wr.wr.atomic.compare_add = s->opcode == XQP_WR_ATOMIC_CMP_AND_SWP ? 15 : 10;
+		wr.wr.atomic.swap = 100;
+		break;
+	default:	/* SEND; to the SRQ for XRC */
+		sge = ft_sge(t, d, FT_A_SRC, FT_MSG);
+		if (xqp_qp_get_type(t->qp[s->q]) == XQP_QPT_XRC_INI) {
+			if (!t->srq)
+				return FS_RC_DEAD_SLOT;
+			wr.xrc_remote_srq_num = xqp_srq_num(t->srq);
+		}
+		break;
+	}
+	wr.sg_list = &sge;
+	rc = xqp_post_send(t->qp[s->q], &wr, &bad);
+	if (rc && bad != &wr)
+		return 2000;	/* not an errno: the judge reports it */
+	return rc;
+}
+
+/* Polls once: the completions of the posts before are all there. */
+static int ft_poll(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
+{
+	struct xqp_wc wc[FT_POLL];
+	int n, i, j;
+
+	n = xqp_poll_cq(t->cq[s->c], FT_POLL, wc);
+	if (n < 0)
+		return n;
+	if (n > FT_POLL)
+		return 2000 + n;	/* more than asked for: not an errno */
+	ft_out(o, n);
+	for (i = 0; i < n; i++) {
+		bool ours = false;
+
+		for (j = 0; j < FT_NQ; j++)
+			ours |= t->qp[j] && wc[i].qp_num == t->qpn[j];
+		ft_out(o, (long)wc[i].wr_id);
+		ft_out(o, wc[i].status);
+		ft_out(o, wc[i].opcode);
+		ft_out(o, ours ? (long)wc[i].byte_len : -1);
+	}
+	return 0;
+}
+
+static int ft_query(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
+{
+	struct xqp_device_attr da;
+	struct xqp_port_attr pa;
+	struct xqp_srq_attr sa;
+	u8 gid[16];
+	u16 pkey;
+	int rc, i;
+
+	switch (s->op) {
+	case FT_QUERY_DEVICE:
+		rc = xqp_query_device(t->dev[s->d], &da);
+		if (!rc) {
+			ft_out(o, da.max_qp);
+			ft_out(o, da.max_cqe);
+			ft_out(o, !!(da.device_cap_flags & XQP_DEVICE_XRC));
+			ft_out(o, da.phys_port_cnt);
+		}
+		return rc;
+	case FT_QUERY_PORT:
+		rc = xqp_query_port(t->dev[s->d], 1, &pa);
+		if (!rc) {
+			ft_out(o, pa.state);
+			ft_out(o, pa.active_mtu);
+			ft_out(o, pa.gid_tbl_len);
+			ft_out(o, pa.pkey_tbl_len);
+			ft_out(o, pa.lid == xqp_soft_lid(t->soft[s->d]));
+		}
+		return rc;
+	case FT_QUERY_GID:
+		rc = xqp_query_gid(t->dev[s->d], 1, 0, gid);
+		for (i = 0; !rc && i < 8; i++)	/* the prefix; the rest is the instance's */
+			ft_out(o, gid[i]);
+		return rc;
+	case FT_QUERY_PKEY:
+		rc = xqp_query_pkey(t->dev[s->d], 1, 0, &pkey);
+		if (!rc)
+			ft_out(o, pkey);
+		return rc;
+	default:	/* FT_QUERY_SRQ */
+		if (!t->srq)
+			return FS_RC_DEAD_SLOT;
+		rc = xqp_query_srq(t->srq, &sa);
+		if (!rc) {
+			ft_out(o, sa.max_wr);
+			ft_out(o, sa.max_sge);
+			ft_out(o, sa.srq_limit);
+		}
+		return rc;
+	}
+}
+
+/* What each step needs besides its own arguments; FS_RC_DEAD_SLOT if missing. */
+static bool ft_ready(const struct ft_ctx *t, const struct ft_step *s)
+{
+	switch (s->op) {
+	case FT_DEALLOC_PD:
+		return t->pd[s->d];
+	case FT_REG_MR:
+		return t->pd[s->d];
+	case FT_DEREG_MR:
+		return t->mr[s->d];
+	case FT_DESTROY_CQ:
+	case FT_NOTIFY_CQ:
+	case FT_RESIZE_CQ:
+	case FT_POLL_CQ:
+		return t->cq[s->c];
+	case FT_DEALLOC_XRCD:
+		return t->xrcd;
+	case FT_DESTROY_SRQ:
+	case FT_MODIFY_SRQ:
+		return t->srq;
+	case FT_POST_SRQ_RECV:
+		return t->srq && t->mr[1];
+	case FT_DESTROY_QP:
+	case FT_TO_INIT:
+	case FT_TO_RTR:
+	case FT_TO_RTS:
+		return t->qp[s->q];
+	case FT_POST_RECV:
+	case FT_POST_SEND:
+		return t->qp[s->q] && t->mr[s->d];
+	}
+	return true;
+}
+
+static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
+{
+	const struct ft_step *s = ft_step_of(p, i);
+	struct xqp_cq_init_attr ca = { .cqe = FT_CQE, .comp_handler = ft_comp };
+	struct ft_ctx *t = ctx;
+	struct ft_obs *o = obs;
+	struct xqp_srq_attr sa;
+	int rc;
+
+	if (!ft_ready(t, s))
+		return FS_RC_DEAD_SLOT;
+	switch (s->op) {
+	case FT_ALLOC_PD:
+		return dx_keep(t->pd[s->d], xqp_alloc_pd(t->dev[s->d]));
+	case FT_DEALLOC_PD:
+		return dx_free(t->pd[s->d], xqp_dealloc_pd(t->pd[s->d]));
+	case FT_REG_MR:
+		return dx_keep(t->mr[s->d], xqp_reg_kernel_mr(t->pd[s->d], t->buf[s->d], FT_BUF,
+							      FT_ACCESS));
+	case FT_DEREG_MR:
+		return dx_free(t->mr[s->d], xqp_dereg_mr(t->mr[s->d]));
+	case FT_CREATE_CQ:
+		ca.cq_context = &t->comps[s->c];
+		rc = dx_keep(t->cq[s->c], xqp_create_cq_attr(t->dev[s->d], &ca));
+		if (!rc)
+			ft_out(o, xqp_cq_cqe(t->cq[s->c]));
+		return rc;
+	case FT_DESTROY_CQ:
+		return dx_free(t->cq[s->c], xqp_destroy_cq(t->cq[s->c]));
+	case FT_NOTIFY_CQ:
+		return xqp_req_notify_cq(t->cq[s->c], XQP_CQ_NEXT_COMP);
+	case FT_RESIZE_CQ:
+		rc = xqp_resize_cq(t->cq[s->c], s->n);
+		ft_out(o, xqp_cq_cqe(t->cq[s->c]));
+		return rc;
+	case FT_POLL_CQ:
+		return ft_poll(t, s, o);
+	case FT_QUERY_DEVICE:
+	case FT_QUERY_PORT:
+	case FT_QUERY_GID:
+	case FT_QUERY_PKEY:
+	case FT_QUERY_SRQ:
+		return ft_query(t, s, o);
+	case FT_ALLOC_XRCD:
+		return dx_keep(t->xrcd, xqp_alloc_xrcd(t->dev[s->d]));
+	case FT_DEALLOC_XRCD:
+		return dx_free(t->xrcd, xqp_dealloc_xrcd(t->xrcd));
+	case FT_CREATE_SRQ:
+		return ft_create_srq(t, s);
+	case FT_DESTROY_SRQ:
+		return dx_free(t->srq, xqp_destroy_srq(t->srq));
+	case FT_MODIFY_SRQ:
+		sa = (struct xqp_srq_attr){ .max_wr = s->n, .srq_limit = 1 };
+		rc = xqp_modify_srq(t->srq, &sa, XQP_SRQ_MAX_WR | XQP_SRQ_LIMIT);
+		ft_out(o, rc ? -1 : (long)sa.max_wr);
+		return rc;
+	case FT_CREATE_QP:
+		return ft_create_qp(t, s);
+	case FT_DESTROY_QP:
+		return dx_free(t->qp[s->q], xqp_destroy_qp(t->qp[s->q]));
+	case FT_TO_INIT:
+	case FT_TO_RTR:
+	case FT_TO_RTS:
+		return ft_modify(t, s);
+	case FT_POST_RECV:
+	case FT_POST_SRQ_RECV:
+		return ft_post_recv(t, s, o);
+	case FT_POST_SEND:
+		return ft_post_send(t, s, o);
+	}
+	return -EOPNOTSUPP;
+}
+
+static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
+{
+	struct ft_ctx *t = ctx;
+	struct ft_obs *o = obs;
+	struct xqp_soft_counts c;
+	int d, k;
+
+	for (d = 0; d < 2; d++) {
+		xqp_soft_counts(t->soft[d], &c);
+		o->drv[d][0] = c.pd;
+		o->drv[d][1] = c.cq;
+		o->drv[d][2] = c.xrcd;
+		o->drv[d][3] = c.srq;
+		o->drv[d][4] = c.qp;
+		o->drv[d][5] = c.mr;
+		o->hash[d] = jhash(t->buf[d], FT_BUF, 0);
+		o->held |= !!t->pd[d] << d | !!t->mr[d] << (2 + d);
+	}
+	for (k = 0; k < FT_NC; k++) {
+		o->held |= !!t->cq[k] << (4 + k);
+		o->comps[k] = atomic_read(&t->comps[k]);
+	}
+	for (k = 0; k < FT_NQ; k++)
+		o->held |= !!t->qp[k] << (6 + k);
+	o->held |= !!t->xrcd << 8 | !!t->srq << 9;
+	o->events = atomic_read(&t->events);
+}
+
+static void ft_obs_diff(char *buf, size_t len, const void *pa, const void *pb)
+{
+	const struct ft_obs *a = pa, *b = pb;
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define FT_PART(name, field)							\
+	do {									\
+		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
+			n += scnprintf(buf + n, len - n, " " name);		\
+	} while (0)
+	FT_PART("out", out);
+	FT_PART("driver-objects", drv);
+	FT_PART("held", held);
+	FT_PART("completion-handlers", comps);
+	FT_PART("events", events);
+	FT_PART("data", hash);
+#undef FT_PART
+	if (a->nout != b->nout)
+		n += scnprintf(buf + n, len - n, " nout");
+}
+
+/* Disarmed: everything still held, users first; then both devices must be empty. */
+static unsigned int ft_teardown(void *ctx, struct kunit *test)
+{
+	struct ft_ctx *t = ctx;
+	struct xqp_soft_counts c;
+	unsigned int left = 0;
+	int d, k;
+
+	for (k = FT_NQ - 1; k >= 0; k--)
+		if (t->qp[k] && xqp_destroy_qp(t->qp[k]))
+			left++;
+	if (t->srq && xqp_destroy_srq(t->srq))
+		left++;
+	for (d = 1; d >= 0; d--)
+		if (t->mr[d] && xqp_dereg_mr(t->mr[d]))
+			left++;
+	for (k = FT_NC - 1; k >= 0; k--)
+		if (t->cq[k] && xqp_destroy_cq(t->cq[k]))
+			left++;
+	if (t->xrcd && xqp_dealloc_xrcd(t->xrcd))
+		left++;
+	for (d = 1; d >= 0; d--)
+		if (t->pd[d] && xqp_dealloc_pd(t->pd[d]))
+			left++;
+	if (left)
+		kunit_err(test, "traffic: %u objects could not be destroyed\n", left);
+	for (d = 0; d < 2; d++) {
+		xqp_soft_counts(t->soft[d], &c);
+		left += c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr;
+	}
+	ft_free(t);
+	return left;
+}
+
+static const char *ft_step_name(const struct fs_prog *p, unsigned int i)
+{
+	return ft_op_names[ft_step_of(p, i)->op];
+}
+
+/*
+ * The clean run is itself a test of the data path: every step succeeded,
+ * each poll took the completions its step expects, all successful, and
+ * the handler of the armed CQ ran.
+ */
+static bool ft_clean_ok(struct kunit *test, const struct fs_prog *p, const int *rc,
+			const void *obs)
+{
+	const struct ft_obs *o = obs;
+	bool ok = true;
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < p->nsteps; i++) {
+		const struct ft_step *s = ft_step_of(p, i);
+		const struct ft_obs *oi = &o[i];
+
+		if (rc[i]) {
+			KUNIT_FAIL(test, "%s: clean run, step %u (%s) returned %d", p->name, i,
+				   ft_op_names[s->op], rc[i]);
+			ok = false;
+			continue;
+		}
+		if (s->op != FT_POLL_CQ)
+			continue;
+		if (oi->out[0] != s->n) {
+			KUNIT_FAIL(test, "%s: clean run, step %u polled %d completions, not %u",
+				   p->name, i, oi->out[0], s->n);
+			ok = false;
+		}
+		for (k = 0; k < oi->out[0] && 1 + 4 * k + 3 < FT_NOUT; k++) {
+			if (oi->out[1 + 4 * k + 1] != XQP_WC_SUCCESS ||
+			    oi->out[1 + 4 * k + 3] < 0) {
+				KUNIT_FAIL(test, "%s: clean run, step %u: completion %d has status %d, byte_len %d",
+					   p->name, i, k, oi->out[1 + 4 * k + 1],
+					   oi->out[1 + 4 * k + 3]);
+				ok = false;
+			}
+		}
+	}
+	return ok;
+}
+
+static const struct fs_prog_ops ft_ops = {
+	.setup = ft_setup,
+	.softs = ft_softs,
+	.run = ft_run,
+	.observe = ft_observe,
+	.obs_diff = ft_obs_diff,
+	.teardown = ft_teardown,
+	.step_name = ft_step_name,
+	.clean_ok = ft_clean_ok,
+};
+
+#define A 0
+#define B 1
+
+/* RC between A (QP 0, CQ 0) and B (QP 1, CQ 1, armed), every opcode. */
+static const struct ft_step ft_rc_steps[] = {
+	{ FT_ALLOC_PD, .d = A },
+	{ FT_ALLOC_PD, .d = B },
+	{ FT_REG_MR, .d = A },
+	{ FT_REG_MR, .d = B },
+	{ FT_CREATE_CQ, .d = A, .c = 0 },
+	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	{ FT_NOTIFY_CQ, .c = 1 },
+	{ FT_QUERY_DEVICE, .d = A },
+	{ FT_QUERY_PORT, .d = A },
+	{ FT_QUERY_GID, .d = A },
+	{ FT_QUERY_PKEY, .d = B },
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = 0, .type = XQP_QPT_RC },
+	{ FT_CREATE_QP, .d = B, .c = 1, .q = 1, .type = XQP_QPT_RC },
+	{ FT_TO_INIT, .q = 0 },
+	{ FT_TO_INIT, .q = 1 },
+	{ FT_TO_RTR, .d = A, .q = 0, .q2 = 1 },
+	{ FT_TO_RTR, .d = B, .q = 1, .q2 = 0 },
+	{ FT_TO_RTS, .q = 0 },
+	{ FT_TO_RTS, .q = 1 },
+	{ FT_POST_RECV, .d = B, .q = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_WRITE },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_READ },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_ATOMIC_FETCH_AND_ADD },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_ATOMIC_CMP_AND_SWP },
+	{ FT_POLL_CQ, .c = 0, .n = 4 },
+	{ FT_RESIZE_CQ, .c = 0, .n = 64 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_DESTROY_QP, .q = 1 },
+	{ FT_DESTROY_QP, .q = 0 },
+	{ FT_DEREG_MR, .d = B },
+	{ FT_DEREG_MR, .d = A },
+	{ FT_DESTROY_CQ, .c = 1 },
+	{ FT_DESTROY_CQ, .c = 0 },
+	{ FT_DEALLOC_PD, .d = B },
+	{ FT_DEALLOC_PD, .d = A },
+};
+
+/* XRC: A's XRC_INI (QP 1, CQ 0) into B's XRC SRQ (CQ 1) through B's XRC_TGT (QP 0). */
+static const struct ft_step ft_xrc_steps[] = {
+	{ FT_ALLOC_PD, .d = A },
+	{ FT_ALLOC_PD, .d = B },
+	{ FT_REG_MR, .d = A },
+	{ FT_REG_MR, .d = B },
+	{ FT_CREATE_CQ, .d = A, .c = 0 },
+	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	{ FT_ALLOC_XRCD, .d = B },
+	{ FT_CREATE_SRQ, .d = B, .c = 1 },
+	{ FT_CREATE_QP, .d = B, .q = 0, .type = XQP_QPT_XRC_TGT },
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = 1, .type = XQP_QPT_XRC_INI },
+	{ FT_TO_INIT, .q = 0 },
+	{ FT_TO_INIT, .q = 1 },
+	{ FT_TO_RTR, .d = B, .q = 0, .q2 = 1 },
+	{ FT_TO_RTR, .d = A, .q = 1, .q2 = 0 },
+	{ FT_TO_RTS, .q = 1 },
+	{ FT_POST_SRQ_RECV, .n = 0 },
+	{ FT_QUERY_SRQ },
+	{ FT_POST_SEND, .d = A, .q = 1, .opcode = XQP_WR_SEND },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_MODIFY_SRQ, .n = 8 },
+	{ FT_QUERY_SRQ },
+	{ FT_POST_SRQ_RECV, .n = 2 },
+	{ FT_POST_SEND, .d = A, .q = 1, .opcode = XQP_WR_SEND },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_QUERY_GID, .d = B },
+	{ FT_DESTROY_QP, .q = 1 },
+	{ FT_DESTROY_QP, .q = 0 },
+	{ FT_DESTROY_SRQ },
+	{ FT_DEREG_MR, .d = B },
+	{ FT_DEREG_MR, .d = A },
+	{ FT_DESTROY_CQ, .c = 1 },
+	{ FT_DESTROY_CQ, .c = 0 },
+	{ FT_DEALLOC_XRCD },
+	{ FT_DEALLOC_PD, .d = B },
+	{ FT_DEALLOC_PD, .d = A },
+};
+
+#undef A
+#undef B
+
+static const struct ft_prog ft_rc = { ft_rc_steps };
+static const struct ft_prog ft_xrc = { ft_xrc_steps };
+
+static const struct fs_prog fs_traffic_rc = {
+	.name = "traffic_rc",
+	.ops = &ft_ops,
+	.arg = &ft_rc,
+	.nsteps = ARRAY_SIZE(ft_rc_steps),
+	.obs_size = sizeof(struct ft_obs),
+	.family = FS_FAM_TRAFFIC,
+};
+
+static const struct fs_prog fs_traffic_xrc = {
+	.name = "traffic_xrc",
+	.ops = &ft_ops,
+	.arg = &ft_xrc,
+	.nsteps = ARRAY_SIZE(ft_xrc_steps),
+	.obs_size = sizeof(struct ft_obs),
+	.family = FS_FAM_TRAFFIC,
+};
+
+const struct fs_prog *const fs_traffic_progs[] = { &fs_traffic_rc, &fs_traffic_xrc };
+const unsigned int fs_traffic_nprogs = ARRAY_SIZE(fs_traffic_progs);
