@@ -450,8 +450,13 @@ void soft_qp_reset_queues(struct soft_qp *qp)
 
 /* ---- SRQ attributes -------------------------------------------------------- */
 
-/* Moves @srq's WQEs into a ring of @slots entries (>= the count). */
-static int soft_srq_resize(struct soft_srq *srq, xqp_u32 slots)
+/*
+ * Moves @srq's WQEs into a ring of @slots entries and, with @set_limit,
+ * arms @limit with it. Refused (-EINVAL, nothing changed) when the WQEs
+ * posted or the limit that would be armed (the new one, else the one
+ * armed now) do not fit.
+ */
+static int soft_srq_resize(struct soft_srq *srq, xqp_u32 slots, int set_limit, xqp_u32 limit)
 {
 	struct soft_ring *r = &srq->ring;
 	char *buf, *old;
@@ -463,7 +468,9 @@ static int soft_srq_resize(struct soft_srq *srq, xqp_u32 slots)
 	if (!buf)
 		return -XQP_ENOMEM;
 	flags = xqp_spin_lock_irqsave(&r->lock);
-	if (r->count > slots || srq->attr.srq_limit > slots) {
+	if (!set_limit)
+		limit = srq->attr.srq_limit;
+	if (r->count > slots || limit > slots) {
 		err = -XQP_EINVAL;
 		old = buf;
 	} else {
@@ -475,12 +482,17 @@ static int soft_srq_resize(struct soft_srq *srq, xqp_u32 slots)
 		r->head = 0;
 		r->slots = slots;
 		srq->attr.max_wr = slots;
+		srq->attr.srq_limit = limit;
 	}
 	xqp_spin_unlock_irqrestore(&r->lock, flags);
 	xqp_kvfree(old);
 	return err;
 }
 
+/*
+ * A failed call changes nothing: with both bits, the limit is checked
+ * against the new size before the SRQ is resized, and armed with it.
+ */
 int soft_modify_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr, int mask)
 {
 	struct xqp_soft *soft = drv;
@@ -497,22 +509,24 @@ int soft_modify_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr, int mas
 		if (!xqp_rules_srq_ok(&soft->lim, attr->max_wr, 0))
 			return -XQP_EINVAL;
 		err = soft_srq_resize(srq, xqp_rules_grant_wr(attr->max_wr,
-							      soft->lim.max_srq_wr));
+							      soft->lim.max_srq_wr),
+				      mask & XQP_SRQ_LIMIT, attr->srq_limit);
 		if (err)
 			return err;
-	}
-	if (mask & XQP_SRQ_LIMIT) {
+	} else if (mask & XQP_SRQ_LIMIT) {
 		flags = xqp_spin_lock_irqsave(&srq->ring.lock);
 		if (attr->srq_limit > srq->attr.max_wr)
 			err = -XQP_EINVAL;
 		else
 			srq->attr.srq_limit = attr->srq_limit;
 		xqp_spin_unlock_irqrestore(&srq->ring.lock, flags);
+		if (err)
+			return err;
 	}
 	flags = xqp_spin_lock_irqsave(&srq->ring.lock);
 	attr->max_wr = srq->attr.max_wr;
 	xqp_spin_unlock_irqrestore(&srq->ring.lock, flags);
-	return err;
+	return 0;
 }
 
 int soft_query_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr)

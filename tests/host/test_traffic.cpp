@@ -592,6 +592,52 @@ TEST_F(Traffic, SrqLimitFiresOnceAndSrqsShareReceives)
 	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
 }
 
+/*
+ * A modify_srq that fails changes nothing: a limit the new size cannot
+ * hold is refused before the SRQ is resized (the driver used to resize
+ * first and then refuse the limit, returning -EINVAL with the SRQ resized).
+ */
+TEST_F(Traffic, FailedModifySrqChangesNothing)
+{
+	xqp_srq_init_attr si = {};
+	si.attr.max_wr = 8;
+	si.attr.max_sge = 1;
+	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	xqp_srq_attr sa = {};
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	const u32 size = sa.max_wr;
+	ASSERT_EQ(post_srq_recv(srq, 1, b.sge(0, 64)), 0);
+
+	sa = {};
+	sa.max_wr = 32;
+	sa.srq_limit = 1000;	/* beyond what 32 is granted */
+	EXPECT_EQ(xqp_modify_srq(srq, &sa, XQP_SRQ_MAX_WR | XQP_SRQ_LIMIT), -XQP_EINVAL);
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	EXPECT_EQ(sa.max_wr, size);
+	EXPECT_EQ(sa.srq_limit, 0u);
+
+	/* Both at once, the limit fitting only the new size: both taken. */
+	sa = {};
+	sa.max_wr = 64;
+	sa.srq_limit = size + 1;
+	ASSERT_EQ(xqp_modify_srq(srq, &sa, XQP_SRQ_MAX_WR | XQP_SRQ_LIMIT), 0);
+	const u32 grown = sa.max_wr;
+	EXPECT_GE(grown, 64u);
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	EXPECT_EQ(sa.max_wr, grown);
+	EXPECT_EQ(sa.srq_limit, size + 1);
+
+	/* Shrinking below the armed limit is refused (as rxe does), nothing changed. */
+	sa = {};
+	sa.max_wr = 8;
+	EXPECT_EQ(xqp_modify_srq(srq, &sa, XQP_SRQ_MAX_WR), -XQP_EINVAL);
+	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
+	EXPECT_EQ(sa.max_wr, grown);
+	EXPECT_EQ(sa.srq_limit, size + 1);
+}
+
 TEST_F(Traffic, XrcDeliversIntoTheNamedSrqThroughAnyHandle)
 {
 	xqp_xrcd *x = xqp_alloc_xrcd(b.dev), *other = xqp_alloc_xrcd(b.dev);
