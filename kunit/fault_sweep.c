@@ -21,7 +21,9 @@
  * Every run must end clean: each step returns 0 or an errno; the first step
  * whose result differs from the clean run's returns the injected error
  * (-ENOMEM for an allocation) - a step that swallowed a failure and let a
- * later one fail instead is reported; once the injection is disarmed the
+ * later one fail instead is reported - and changed nothing: it left the
+ * state the step before it left (objects, counts, handles, states, data);
+ * once the injection is disarmed the
  * program's teardown destroys what is left and nothing may remain in the
  * driver; the console must stay free of splats and kmemleak clean
  * (scripts/fault-sweep checks those). A driver-op run whose armed call
@@ -246,6 +248,34 @@ static void fs_describe(char *buf, size_t len, const struct fs_prog *p, const st
 			  arm->err);
 }
 
+/*
+ * The step @i that reported the injected failure left the state the last
+ * observed step before it left (a program without state_differs, a first
+ * step, or a failure the observation itself may see: not judged).
+ */
+static bool fs_changed_nothing(struct kunit *test, const struct fs_prog *p,
+			       const struct fs_run *r, const struct fs_arm *arm, unsigned int i,
+			       const char *what, unsigned int *reports)
+{
+	char parts[128];
+	unsigned int k;
+
+	if (!p->ops->state_differs || (!arm->alloc && (p->obs_ops & BIT_ULL(arm->op))))
+		return true;
+	for (k = i; k-- > 0;) {
+		if (r->rc[k] == FS_RC_NOT_RUN)
+			continue;
+		if (!p->ops->state_differs(parts, sizeof(parts), fs_obs_at(p, r->obs, k),
+					   fs_obs_at(p, r->obs, i)))
+			return true;
+		if ((*reports)++ < FS_MAX_REPORTS)
+			KUNIT_FAIL(test, "%s, %s: step %u (%s) failed with %d but changed:%s",
+				   p->name, what, i, p->ops->step_name(p, i), r->rc[i], parts);
+		return false;
+	}
+	return true;
+}
+
 /* Judges run @r against the clean run; false (and a report) when it was not clean. */
 static bool fs_check(struct kunit *test, const struct fs_prog *p, const struct fs_run *clean,
 		     const struct fs_run *r, const struct fs_arm *arm, unsigned int *reports)
@@ -299,6 +329,8 @@ static bool fs_check(struct kunit *test, const struct fs_prog *p, const struct f
 					KUNIT_FAIL(test,
 						   "%s, %s: step %u (%s) is the first to differ from the clean run and returns %d (clean %d), not %d",
 						   p->name, what, i, step, rc, clean->rc[i], want);
+				ok = false;
+			} else if (!fs_changed_nothing(test, p, r, arm, i, what, reports)) {
 				ok = false;
 			}
 		}
@@ -520,6 +552,32 @@ static void fs_dx_obs_diff(char *buf, size_t len, const void *pa, const void *pb
 #undef FS_PART
 }
 
+/* The state parts: not what the step reported, nor the events during it. */
+static bool fs_dx_state_differs(char *buf, size_t len, const void *pa, const void *pb)
+{
+	const struct dx_obs *a = pa, *b = pb;
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define FS_PART(name, field)							\
+	do {									\
+		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
+			n += scnprintf(buf + n, len - n, " " name);		\
+	} while (0)
+	FS_PART("xrcds", xrcd_live);
+	FS_PART("usecnt", usecnt);
+	FS_PART("pd", pd_live);
+	FS_PART("cq", cq_live);
+	FS_PART("srq", srq_live);
+	FS_PART("qps", qp_live);
+	FS_PART("handles", handles);
+	FS_PART("states", state);
+	FS_PART("openable", open_bits);
+	FS_PART("driver-objects", drv);
+#undef FS_PART
+	return n;
+}
+
 static unsigned int fs_dx_teardown(void *ctx, struct kunit *test)
 {
 	return dx_xqp_exec.teardown(ctx, test);
@@ -536,6 +594,7 @@ static const struct fs_prog_ops fs_dx_ops = {
 	.run = fs_dx_run,
 	.observe = fs_dx_observe,
 	.obs_diff = fs_dx_obs_diff,
+	.state_differs = fs_dx_state_differs,
 	.teardown = fs_dx_teardown,
 	.step_name = fs_dx_step_name,
 };

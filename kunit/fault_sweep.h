@@ -15,7 +15,9 @@
  *    FS_RC_DEAD_SLOT; up to the first step whose result differs from the
  *    clean run, every step left what it left in the clean run (its
  *    observation); that first step returns the injected error (-ENOMEM for
- *    an allocation);
+ *    an allocation) and, where the program can tell (state_differs), left
+ *    the state as the step before it left it: a failed call changes
+ *    nothing;
  *  - once disarmed, the program's teardown destroys what is left and
  *    nothing may remain in the soft devices;
  *  - an armed op call that never came is a failure (runs are
@@ -61,6 +63,11 @@ struct fs_prog_ops {
 	void (*observe)(const struct fs_prog *p, void *ctx, unsigned int i, void *obs);
 	/* Names the parts in which two observations differ, for a report. */
 	void (*obs_diff)(char *buf, size_t len, const void *a, const void *b);
+	/*
+	 * Optional: do two observations show different state (objects,
+	 * counts, data; not what the step reported)? Names the parts.
+	 */
+	bool (*state_differs)(char *buf, size_t len, const void *a, const void *b);
 	/* Disarmed: destroys what is left, removes the devices; returns what remained. */
 	unsigned int (*teardown)(void *ctx, struct kunit *test);
 	const char *(*step_name)(const struct fs_prog *p, unsigned int i);

@@ -629,6 +629,27 @@ static void ft_obs_diff(char *buf, size_t len, const void *pa, const void *pb)
 		n += scnprintf(buf + n, len - n, " nout");
 }
 
+/* Everything but what the step reported: objects, counts, handlers, events, data. */
+static bool ft_state_differs(char *buf, size_t len, const void *pa, const void *pb)
+{
+	const struct ft_obs *a = pa, *b = pb;
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define FT_PART(name, field)							\
+	do {									\
+		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
+			n += scnprintf(buf + n, len - n, " " name);		\
+	} while (0)
+	FT_PART("driver-objects", drv);
+	FT_PART("held", held);
+	FT_PART("completion-handlers", comps);
+	FT_PART("events", events);
+	FT_PART("data", hash);
+#undef FT_PART
+	return n;
+}
+
 /* Disarmed: everything still held, users first; then both devices must be empty. */
 static unsigned int ft_teardown(void *ctx, struct kunit *test)
 {
@@ -717,6 +738,7 @@ static const struct fs_prog_ops ft_ops = {
 	.run = ft_run,
 	.observe = ft_observe,
 	.obs_diff = ft_obs_diff,
+	.state_differs = ft_state_differs,
 	.teardown = ft_teardown,
 	.step_name = ft_step_name,
 	.clean_ok = ft_clean_ok,
