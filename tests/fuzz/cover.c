@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Coverage: one KCOV buffer per actor (/sys/kernel/debug/kcov, KCOV_TRACE_PC),
+ * Coverage: one KCOV buffer per actor of each proc (programs run at once;
+ * /sys/kernel/debug/kcov, KCOV_TRACE_PC),
  * opened and mapped by the manager before any executor exists, so that the
  * buffers outlive the processes that fill them. Each actor enables its own
  * buffer (KCOV is per task; a task's exit disables it again).
@@ -36,8 +37,9 @@ struct range {
 	char module[32], section[48];
 };
 
-static int kcov_fd[FZ_ACTORS] = { -1, -1, -1, -1 };
-static uint64_t *area[FZ_ACTORS];
+#define SLOTS (FZ_ACTORS * FZ_MAX_PROCS)
+static int kcov_fd[SLOTS], nslots;
+static uint64_t *area[SLOTS];
 static struct range ranges[64];
 static int nranges;
 static uint64_t kaslr;
@@ -136,10 +138,12 @@ static void *manager_alloc(size_t len)
 	return p;
 }
 
-int fz_cover_init(const char *sections_file)
+int fz_cover_init(const char *sections_file, int procs)
 {
 	int i;
 
+	for (i = 0; i < SLOTS; i++)
+		kcov_fd[i] = -1;
 	if (access("/sys/kernel/debug/kcov", F_OK))
 		return -1;
 	if (!sections_file || load_sections(sections_file)) {
@@ -147,7 +151,8 @@ int fz_cover_init(const char *sections_file)
 		return -1;
 	}
 	read_kaslr();
-	for (i = 0; i < FZ_ACTORS; i++) {
+	nslots = FZ_ACTORS * (procs < 1 ? 1 : procs > FZ_MAX_PROCS ? FZ_MAX_PROCS : procs);
+	for (i = 0; i < nslots; i++) {
 		kcov_fd[i] = open("/sys/kernel/debug/kcov", O_RDWR);
 		if (kcov_fd[i] < 0 || ioctl(kcov_fd[i], KCOV_INIT_TRACE, COVER_WORDS))
 			goto fail;
@@ -166,7 +171,7 @@ int fz_cover_init(const char *sections_file)
 	return 0;
 fail:
 	fprintf(stderr, "xqp-fuzz: kcov setup failed: %s: coverage off\n", strerror(errno));
-	for (i = 0; i < FZ_ACTORS; i++) {
+	for (i = 0; i < nslots; i++) {
 		if (kcov_fd[i] >= 0)
 			close(kcov_fd[i]);
 		kcov_fd[i] = -1;
@@ -181,19 +186,19 @@ int fz_cover_available(void)
 
 void fz_cover_enable(int slot)
 {
-	if (!fz_cover_available() || slot < 0 || slot >= FZ_ACTORS)
+	if (!fz_cover_available() || slot < 0 || slot >= nslots)
 		return;
 	if (ioctl(kcov_fd[slot], KCOV_ENABLE, KCOV_TRACE_PC))
 		fprintf(stderr, "xqp-fuzz: KCOV_ENABLE slot %d: %s\n", slot, strerror(errno));
 }
 
-void fz_cover_reset(void)
+void fz_cover_reset(int proc)
 {
 	int i;
 
 	if (!fz_cover_available())
 		return;
-	for (i = 0; i < FZ_ACTORS; i++)
+	for (i = proc * FZ_ACTORS; i < (proc + 1) * FZ_ACTORS && i < nslots; i++)
 		__atomic_store_n(&area[i][0], 0, __ATOMIC_RELAXED);
 }
 
@@ -216,13 +221,13 @@ static int add_pc(uint64_t pc)
 	}
 }
 
-int fz_cover_collect(void)
+int fz_cover_collect(int proc)
 {
 	int fresh = 0, i;
 
 	if (!fz_cover_available())
 		return 0;
-	for (i = 0; i < FZ_ACTORS; i++) {
+	for (i = proc * FZ_ACTORS; i < (proc + 1) * FZ_ACTORS && i < nslots; i++) {
 		uint64_t n = __atomic_load_n(&area[i][0], __ATOMIC_RELAXED), k, prev = 0;
 
 		if (n >= COVER_WORDS)

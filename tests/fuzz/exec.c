@@ -128,10 +128,33 @@ struct fz_shared {
 	double t_fork, t_done;
 	/* ---- for the whole run ---- */
 	long commands;
+};
+
+/* the time accounts of every process, all procs together */
+struct fz_prof_page {
 	struct prof phase[FZ_PHASES], kind[FZ_OP_COUNT];
 };
 
-static struct fz_shared *shared;
+/*
+ * A proc: one fork server and the programs it runs, one at a time, with its
+ * own shared page, MR buffer, KCOV buffers and XRC domain files, so that
+ * `procs` programs can run at once (the guest has 2 CPUs).
+ */
+struct proc {
+	pid_t pid;		/* its fork server; 0: not started */
+	int in, out;
+	struct fz_shared *shared;
+	uint8_t *mrbuf;
+	double t_start;
+	long before;		/* its commands when the program was submitted */
+	int busy;
+};
+
+static struct proc procs[FZ_MAX_PROCS];
+static int nprocs = 1;
+static int proc_index;		/* in a fork server and its processes */
+static struct fz_prof_page *prof;
+static struct fz_shared *shared;	/* in a fork server: its proc's */
 static uint8_t *mrbuf;		/* BUF_PAGES pages, same address in every actor */
 static __thread int fail_nth_fd = -1;
 static int nl_family;		/* the xqp_res family's id; 0: not registered */
@@ -158,8 +181,8 @@ static void prof_add(struct prof *p, double since)
 
 void fz_prof(int phase, double since)
 {
-	if (shared && phase >= 0 && phase < FZ_PHASES)
-		prof_add(&shared->phase[phase], since);
+	if (prof && phase >= 0 && phase < FZ_PHASES)
+		prof_add(&prof->phase[phase], since);
 }
 
 void fz_prof_report(void)
@@ -170,10 +193,10 @@ void fz_prof_report(void)
 	char line[192];
 	int i, k;
 
-	if (!shared)
+	if (!prof)
 		return;
 	for (i = 0; i < FZ_PHASES; i++) {
-		const struct prof *p = &shared->phase[i];
+		const struct prof *p = &prof->phase[i];
 
 		k = snprintf(line, sizeof(line), "FUZZ-PROF phase %s seconds=%.2f calls=%llu mean_us=%.0f\n",
 			     names[i], p->ns / 1e9, (unsigned long long)p->n,
@@ -181,7 +204,7 @@ void fz_prof_report(void)
 		(void)!write(1, line, (size_t)k);
 	}
 	for (i = 0; i < FZ_OP_COUNT; i++) {
-		const struct prof *p = &shared->kind[i];
+		const struct prof *p = &prof->kind[i];
 
 		if (!p->n)
 			continue;
@@ -381,12 +404,15 @@ static void nonblock(int fd)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+/* the two files whose inodes the XRC domains of a proc's programs share */
 static int xrcd_file(struct actor *ac, int i)
 {
-	static const char *const path[2] = { "/tmp/xqp-fuzz-xrcd-a", "/tmp/xqp-fuzz-xrcd-b" };
+	char path[64];
 
-	if (ac->xrcd_fd[i] <= 0)
-		ac->xrcd_fd[i] = open(path[i], O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (ac->xrcd_fd[i] <= 0) {
+		snprintf(path, sizeof(path), "/tmp/xqp-fuzz-xrcd-%c%.0d", 'a' + i, proc_index);
+		ac->xrcd_fd[i] = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	}
 	return ac->xrcd_fd[i];
 }
 
@@ -1812,7 +1838,7 @@ static int run_op_timed(struct actor *ac, const struct fz_op *op)
 	double t0 = fz_now();
 	int err = run_op(ac, op);
 
-	prof_add(&shared->kind[op->kind % FZ_OP_COUNT], t0);
+	prof_add(&prof->kind[op->kind % FZ_OP_COUNT], t0);
 	return err;
 }
 
@@ -1866,7 +1892,7 @@ static void fork_actor(struct actor *ac, struct child *c, int slot, int unprivil
 		close(to[1]);
 		close(from[0]);
 		fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-		fz_cover_enable(slot);
+		fz_cover_enable(proc_index * FZ_ACTORS + slot);
 		/* its own netlink socket: its own credentials */
 		if (ac->nl_fd >= 0)
 			close(ac->nl_fd);
@@ -1950,12 +1976,12 @@ static void run_prog(struct actor *ac, const struct fz_prog *p)
 			k = 1 + op->a[0] % (FZ_ACTORS - 1);
 			if (!kids[k].pid)
 				fork_actor(ac, &kids[k], k, op->a[1] % 4 == 3);
-			prof_add(&shared->kind[FZ_FORK], t0);
+			prof_add(&prof->kind[FZ_FORK], t0);
 			continue;
 		case FZ_KILL:
 			k = 1 + op->a[0] % (FZ_ACTORS - 1);
 			kill_actor(&kids[k], k);
-			prof_add(&shared->kind[FZ_KILL], t0);
+			prof_add(&prof->kind[FZ_KILL], t0);
 			continue;
 		case FZ_RACE:
 			if (i + 2 < p->n) {
@@ -1970,7 +1996,7 @@ static void run_prog(struct actor *ac, const struct fz_prog *p)
 					i += 2;
 				}
 			}
-			prof_add(&shared->kind[FZ_RACE], t0);
+			prof_add(&prof->kind[FZ_RACE], t0);
 			continue;
 		}
 		if (actor == 0) {
@@ -2004,7 +2030,7 @@ static void executor(const struct fz_prog *p)
 
 	shared->actor_pid[0] = getpid();
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	fz_cover_enable(0);
+	fz_cover_enable(proc_index * FZ_ACTORS);
 	fz_prof(FZ_PH_FORK, shared->t_fork);
 	run_prog(&ac, p);
 	shared->t_done = fz_now();
@@ -2053,16 +2079,25 @@ static void fork_server(int in, int out)
 	}
 }
 
-int fz_exec_init(void)
+int fz_exec_init(int n)
 {
-	int fd;
+	int fd, i;
 
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		      -1, 0);
-	mrbuf = mmap(NULL, BUF_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		     -1, 0);
-	if (shared == MAP_FAILED || mrbuf == MAP_FAILED)
+	nprocs = n < 1 ? 1 : n > FZ_MAX_PROCS ? FZ_MAX_PROCS : n;
+	prof = mmap(NULL, sizeof(*prof), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		    -1, 0);
+	if (prof == MAP_FAILED)
 		return -1;
+	for (i = 0; i < nprocs; i++) {
+		struct proc *pr = &procs[i];
+
+		pr->shared = mmap(NULL, sizeof(*pr->shared), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		pr->mrbuf = mmap(NULL, BUF_PAGES * 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (pr->shared == MAP_FAILED || pr->mrbuf == MAP_FAILED)
+			return -1;
+	}
 	/* failslab: fail GFP_KERNEL allocations too, and quietly */
 	fd = open("/sys/kernel/debug/failslab/ignore-gfp-wait", O_WRONLY);
 	if (fd >= 0) {
@@ -2082,30 +2117,28 @@ int fz_exec_init(void)
 	/* a write to a dead actor's pipe fails, it does not kill (inherited) */
 	signal(SIGPIPE, SIG_IGN);
 	inject_discover();
-	printf("xqp-fuzz: %d soft device ops can fail (inject)\n", n_soft_ops);
+	printf("xqp-fuzz: %d soft device ops can fail (inject); %d program(s) at once\n",
+	       n_soft_ops, nprocs);
 	return 0;
 }
 
-/* the fork server, restarted after a hang or its death */
-static pid_t exec_pid;
-static int exec_in = -1, exec_out = -1;
-
-static void exec_stop(void)
+/* A fork server is restarted after a hang or its death. */
+static void exec_stop(struct proc *pr)
 {
-	if (!exec_pid)
+	if (!pr->pid)
 		return;
-	kill(-exec_pid, SIGKILL);
-	kill(exec_pid, SIGKILL);
-	waitpid(exec_pid, NULL, 0);
+	kill(-pr->pid, SIGKILL);
+	kill(pr->pid, SIGKILL);
+	waitpid(pr->pid, NULL, 0);
 	/* actors orphaned by it come to us (PR_SET_CHILD_SUBREAPER) */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	close(exec_in);
-	close(exec_out);
-	exec_pid = 0;
+	close(pr->in);
+	close(pr->out);
+	pr->pid = 0;
 }
 
-static int exec_start(void)
+static int exec_start(struct proc *pr)
 {
 	int to[2], from[2];
 
@@ -2116,56 +2149,106 @@ static int exec_start(void)
 		close(to[1]);
 		return -1;
 	}
-	exec_pid = fork();
-	if (exec_pid == 0) {
+	pr->pid = fork();
+	if (pr->pid == 0) {
 		close(to[1]);
 		close(from[0]);
+		proc_index = (int)(pr - procs);
+		shared = pr->shared;
+		mrbuf = pr->mrbuf;
 		fork_server(to[0], from[1]);
 	}
 	close(to[0]);
 	close(from[1]);
-	if (exec_pid < 0) {
-		exec_pid = 0;
+	if (pr->pid < 0) {
+		pr->pid = 0;
 		close(to[1]);
 		close(from[0]);
 		return -1;
 	}
-	setpgid(exec_pid, exec_pid);
-	exec_in = to[1];
-	exec_out = from[0];
+	setpgid(pr->pid, pr->pid);
+	pr->in = to[1];
+	pr->out = from[0];
 	return 0;
+}
+
+int fz_exec_submit(int i, const struct fz_prog *p)
+{
+	struct proc *pr = &procs[i];
+
+	if (i < 0 || i >= nprocs || pr->busy)
+		return -1;
+	if (!pr->pid && exec_start(pr))
+		return -1;
+	pr->before = pr->shared->commands;
+	pr->t_start = fz_now();
+	if (write(pr->in, p, sizeof(*p)) != (ssize_t)sizeof(*p)) {
+		exec_stop(pr);
+		return -1;
+	}
+	pr->busy = 1;
+	return 0;
+}
+
+#define HANG_SECONDS 20
+
+int fz_exec_wait(int *which, long *commands)
+{
+	struct pollfd pfd[FZ_MAX_PROCS];
+	int idx[FZ_MAX_PROCS], n, i, r, ret = 0;
+	struct proc *pr = NULL;
+	uint8_t done;
+
+	for (;;) {
+		double first = 0;
+
+		for (n = 0, i = 0; i < nprocs; i++) {
+			if (!procs[i].busy)
+				continue;
+			if (!n || procs[i].t_start < first)
+				first = procs[i].t_start;
+			pfd[n] = (struct pollfd){ .fd = procs[i].out, .events = POLLIN };
+			idx[n++] = i;
+		}
+		if (!n)
+			return -2;
+		r = poll(pfd, (nfds_t)n, (int)((first + HANG_SECONDS - fz_now()) * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			for (i = 0; i < n && !pr; i++)
+				if (pfd[i].revents)
+					pr = &procs[idx[i]];
+			if (read(pr->out, &done, 1) != 1)
+				exec_stop(pr);	/* the fork server died: the log tells */
+			else if (done)
+				ret = 1;	/* the executor died of a signal (an oops?) */
+			break;
+		}
+		/* the oldest program that ran past its time hung */
+		for (i = 0; i < n && !pr; i++)
+			if (fz_now() - procs[idx[i]].t_start >= HANG_SECONDS)
+				pr = &procs[idx[i]];
+		if (pr) {
+			ret = -1;
+			exec_stop(pr);
+			break;
+		}
+	}
+	pr->busy = 0;
+	*which = (int)(pr - procs);
+	if (pr->shared->injected)
+		exec_disarm();
+	*commands += pr->shared->commands - pr->before;
+	fz_prof(FZ_PH_EXEC, pr->t_start);
+	return ret;
 }
 
 int fz_exec(const struct fz_prog *p, long *commands)
 {
-	long before = shared->commands;
-	struct pollfd pfd;
-	uint8_t done;
-	double t0 = fz_now();
-	int ret = 0, r;
+	int which;
 
-	if (!exec_pid && exec_start())
+	if (fz_exec_submit(0, p))
 		return 0;
-	if (write(exec_in, p, sizeof(*p)) != (ssize_t)sizeof(*p)) {
-		exec_stop();
-		goto out;
-	}
-	pfd = (struct pollfd){ .fd = exec_out, .events = POLLIN };
-	do
-		r = poll(&pfd, 1, 20000);
-	while (r < 0 && errno == EINTR);
-	if (r == 0) {
-		ret = -1;	/* hung */
-		exec_stop();
-	} else if (read(exec_out, &done, 1) != 1) {
-		exec_stop();	/* the fork server died: the log tells */
-	} else if (done) {
-		ret = 1;	/* the executor died of a signal (an oops?) */
-	}
-out:
-	if (shared->injected)
-		exec_disarm();
-	*commands += shared->commands - before;
-	fz_prof(FZ_PH_EXEC, t0);
-	return ret;
+	return fz_exec_wait(&which, commands);
 }

@@ -26,7 +26,7 @@ struct fz_op {
 	uint8_t a[FZ_ARGS];
 };
 
-#define FZ_MAX_OPS	64
+#define FZ_MAX_OPS	128	/* a file may hold fewer; older ones held at most 64 */
 struct fz_prog {
 	int n;
 	struct fz_op op[FZ_MAX_OPS];
@@ -34,6 +34,7 @@ struct fz_prog {
 
 #define FZ_ACTORS	4
 #define FZ_FILES	3
+#define FZ_MAX_PROCS	4	/* programs run at once (--procs) */
 
 enum fz_kind {
 	FZ_OPEN, FZ_CLOSE, FZ_GET_CONTEXT, FZ_QUERY_DEVICE, FZ_QUERY_PORT,
@@ -67,23 +68,28 @@ size_t fz_encode(const struct fz_prog *p, uint8_t *buf, size_t cap);
 int fz_decode(struct fz_prog *p, const uint8_t *buf, size_t len);
 int fz_load_file(struct fz_prog *p, const char *path);
 
-/* ---- coverage (cover.c) ---------------------------------------------------- */
-int fz_cover_init(const char *sections_file);	/* 0, or -1: no KCOV */
+/* ---- coverage (cover.c): FZ_ACTORS buffers for each of `procs` ------------- */
+int fz_cover_init(const char *sections_file, int procs);	/* 0, or -1: no KCOV */
 int fz_cover_available(void);
-void fz_cover_enable(int slot);			/* in actor `slot`, before its ops */
-void fz_cover_reset(void);			/* manager, before a program */
-/* manager, after a program: PCs of xqp's modules seen; returns how many are new */
-int fz_cover_collect(void);
+void fz_cover_enable(int slot);			/* in actor slot % FZ_ACTORS of proc slot / FZ_ACTORS */
+void fz_cover_reset(int proc);			/* manager, before a program of `proc` */
+/* manager, after a program of `proc`: PCs of xqp's modules seen; returns how many are new */
+int fz_cover_collect(int proc);
 void fz_cover_report(void);			/* prints FUZZ-COV lines */
 long fz_cover_distinct(void);
 
 /* ---- execution (exec.c) ---------------------------------------------------- */
 struct fz_shared;	/* what the actors publish for each other */
-int fz_exec_init(void);
+int fz_exec_init(int procs);	/* `procs` fork servers, programs run at once */
 /*
- * Runs the program in a fresh executor process; returns 0, 1 if the
- * executor died of a signal, or -1 on a hang (everything killed).
+ * fz_exec_submit() hands the program to fork server `proc` (idle), which
+ * runs it in a fresh executor process; fz_exec_wait() waits until one of
+ * the busy ones is done, says which, adds its commands and returns 0, 1 if
+ * the executor died of a signal, or -1 on a hang (that fork server and its
+ * processes killed). fz_exec() is both, for proc 0.
  */
+int fz_exec_submit(int proc, const struct fz_prog *p);	/* 0, or -1: not started */
+int fz_exec_wait(int *proc, long *commands);
 int fz_exec(const struct fz_prog *p, long *commands);
 
 /* ---- where the time goes (exec.c) ------------------------------------------ */

@@ -7,13 +7,18 @@
  * an executor, not the manager, which then reports the program.
  *
  *   xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]
- *                 [--sections FILE] [--corpus DIR]
+ *                 [--sections FILE] [--corpus DIR] [--procs N]
  *   xqp-fuzz replay FILE...
+ *
+ * --procs N runs N programs at once (default 1; at most FZ_MAX_PROCS), each
+ * in its own fresh executor; the kernel log is still read after each one,
+ * and a splat blames every program that was running (all are printed).
  *
  * Output (stdout, one write per line; scripts/fuzz reads it off the console):
  *   FUZZ-NEW HEX            a program that reached new coverage (the corpus)
  *   FUZZ-CRASH KIND HEX     the program after which the kernel log had a
- *                           splat (KIND splat) or that hung (KIND hang)
+ *                           splat (KIND splat: with --procs, also those
+ *                           running meanwhile) or that hung (KIND hang)
  *   FUZZ-SPLAT LINE         the log line that matched
  *   FUZZ-STATS key=value... progress every 30 s and once at the end
  *   FUZZ-PROF phase|op NAME seconds= calls= mean_us=   where the time went
@@ -129,36 +134,57 @@ static void stats(const char *when, double t0)
 	(void)!write(1, line, (size_t)k);
 }
 
-/* runs p; 1 if it must stop the fuzzer (a splat or a hang) */
-static int run_one(const struct fz_prog *p, int *fresh)
+/* the program each proc runs now (--procs) */
+static struct fz_prog inflight[FZ_MAX_PROCS];
+static int busy[FZ_MAX_PROCS], nprocs = 1;
+
+/*
+ * After the program of `proc` is done (fz_exec_wait() said `ret`): its
+ * coverage, then the kernel log. A splat is blamed on that program and on
+ * every other one running meanwhile (each is printed: scripts/fuzz saves
+ * them all, the replays tell which). 1 if the fuzzer must stop.
+ */
+static int finish(int proc, int ret, int *fresh)
 {
 	double t;
-	int hung, ret, splat;
+	int splat, i;
 
-	fz_cover_reset();
-	ret = fz_exec(p, &commands);
-	hung = ret < 0;
+	busy[proc] = 0;
 	deaths += ret > 0;
 	programs++;
 	t = now();
-	*fresh = fz_cover_collect();
+	*fresh = fz_cover_collect(proc);
 	fz_prof(FZ_PH_COLLECT, t);
 	t = now();
 	splat = kmsg_splat();
 	fz_prof(FZ_PH_KMSG, t);
 	if (splat) {
-		print_prog("FUZZ-CRASH splat", p);
+		print_prog("FUZZ-CRASH splat", &inflight[proc]);
+		for (i = 0; i < nprocs; i++)
+			if (busy[i])
+				print_prog("FUZZ-CRASH splat", &inflight[i]);
 		printf("FUZZ-SPLAT %s\n", splat_line);
 		fflush(stdout);
 		return 1;
 	}
-	if (hung) {
+	if (ret < 0) {
 		hangs++;
-		print_prog("FUZZ-CRASH hang", p);
+		print_prog("FUZZ-CRASH hang", &inflight[proc]);
 		fflush(stdout);
 		return 1;
 	}
 	return 0;
+}
+
+/* runs p alone, on proc 0; 1 if it must stop the fuzzer (a splat or a hang) */
+static int run_one(const struct fz_prog *p, int *fresh)
+{
+	int ret;
+
+	inflight[0] = *p;
+	fz_cover_reset(0);
+	ret = fz_exec(p, &commands);
+	return finish(0, ret, fresh);
 }
 
 static void keep(const struct fz_prog *p)
@@ -169,41 +195,43 @@ static void keep(const struct fz_prog *p)
 		corpus[fz_below(MAX_CORPUS)] = *p;
 }
 
+/* the kept programs of earlier runs, run first (in any proc) */
+static struct fz_prog *seeds;
+static int nseeds, next_seed, seeds_done, seeds_kept;
+
 static int load_corpus(const char *dir)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
-	int loaded = 0;
 
 	if (!d)
 		return 0;
-	while ((e = readdir(d))) {
+	seeds = mmap(NULL, MAX_CORPUS * sizeof(*seeds), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (seeds == MAP_FAILED) {
+		closedir(d);
+		return -1;
+	}
+	madvise(seeds, MAX_CORPUS * sizeof(*seeds), MADV_DONTFORK);
+	while ((e = readdir(d)) && nseeds < MAX_CORPUS) {
 		char path[512];
-		struct fz_prog p;
-		int fresh;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (fz_load_file(&p, path))
-			continue;
-		if (run_one(&p, &fresh))
-			return -1;
-		/* without coverage, every entry stays a seed */
-		if (fresh || !fz_cover_available())
-			keep(&p);
-		loaded++;
+		if (!fz_load_file(&seeds[nseeds], path))
+			nseeds++;
 	}
 	closedir(d);
-	printf("xqp-fuzz: corpus %s: %d programs run, %d kept\n", dir, loaded, ncorpus);
+	printf("xqp-fuzz: corpus %s: %d programs to run first\n", dir, nseeds);
 	return 0;
 }
 
 static int fuzz(uint64_t seed, long max_programs, double duration, const char *corpus_dir)
 {
 	double t0 = now(), last = t0;
-	struct fz_prog p;
-	int fresh;
+	long submitted = 0;
+	int fresh, i, ret, stop = 0, seeded[FZ_MAX_PROCS] = { 0 };
 
 	/* not in the processes forked for the programs (see cover.c) */
 	corpus = mmap(NULL, MAX_CORPUS * sizeof(*corpus), PROT_READ | PROT_WRITE,
@@ -213,23 +241,57 @@ static int fuzz(uint64_t seed, long max_programs, double duration, const char *c
 	madvise(corpus, MAX_CORPUS * sizeof(*corpus), MADV_DONTFORK);
 	fz_srand(seed);
 	if (corpus_dir && load_corpus(corpus_dir))
-		goto crashed;
-	while ((!max_programs || programs < max_programs) && (!duration || now() - t0 < duration)) {
-		double t = now();
+		return 2;
+	/* keep every proc busy; a proc's program is judged as soon as it is done */
+	for (;;) {
+		double t;
 
-		if (!ncorpus || fz_below(8) == 0) {
-			fz_generate(&p, 4 + (int)fz_below(44));
-		} else {
-			p = corpus[fz_below((uint32_t)ncorpus)];
-			fz_mutate(&p, &corpus[fz_below((uint32_t)ncorpus)]);
-		}
-		fz_prof(FZ_PH_GENERATE, t);
-		if (run_one(&p, &fresh))
-			goto crashed;
-		if (fresh) {
+		stop |= (max_programs && submitted >= max_programs) ||
+			(duration && now() - t0 >= duration);
+		for (i = 0; i < nprocs && !stop; i++) {
+			struct fz_prog *p = &inflight[i];
+
+			if (busy[i])
+				continue;
 			t = now();
-			keep(&p);
-			print_prog("FUZZ-NEW", &p);
+			seeded[i] = next_seed < nseeds;
+			if (seeded[i]) {
+				*p = seeds[next_seed++];
+			} else if (!ncorpus || fz_below(8) == 0) {
+				fz_generate(p, 8 + (int)fz_below(80));
+			} else {
+				*p = corpus[fz_below((uint32_t)ncorpus)];
+				fz_mutate(p, &corpus[fz_below((uint32_t)ncorpus)]);
+			}
+			fz_prof(FZ_PH_GENERATE, t);
+			fz_cover_reset(i);
+			submitted++;
+			if (fz_exec_submit(i, p)) {
+				programs++;	/* could not start it: counted, not run */
+				continue;
+			}
+			busy[i] = 1;
+			if (max_programs && submitted >= max_programs)
+				break;
+		}
+		ret = fz_exec_wait(&i, &commands);
+		if (ret == -2)
+			break;		/* nothing runs: stopped */
+		if (finish(i, ret, &fresh))
+			goto crashed;
+		if (seeded[i]) {
+			/* without coverage, every entry stays a seed */
+			if (fresh || !fz_cover_available()) {
+				keep(&inflight[i]);
+				seeds_kept++;
+			}
+			if (++seeds_done == nseeds)
+				printf("xqp-fuzz: corpus: %d programs run, %d kept\n", nseeds,
+				       seeds_kept);
+		} else if (fresh) {
+			t = now();
+			keep(&inflight[i]);
+			print_prog("FUZZ-NEW", &inflight[i]);
 			fz_prof(FZ_PH_OUTPUT, t);
 		}
 		if (now() - last >= 30) {
@@ -276,7 +338,7 @@ static int replay(int argc, char **argv)
 static int usage(void)
 {
 	fprintf(stderr, "usage: xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]"
-			" [--sections FILE] [--corpus DIR]\n"
+			" [--sections FILE] [--corpus DIR] [--procs N]\n"
 			"       xqp-fuzz replay [--sections FILE] FILE...\n");
 	return 2;
 }
@@ -307,6 +369,8 @@ int main(int argc, char **argv)
 			sections = argv[i + 1];
 		else if (!strcmp(argv[i], "--corpus"))
 			corpus_dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--procs"))
+			nprocs = (int)strtol(argv[i + 1], NULL, 0);
 		else
 			return usage();
 	}
@@ -314,11 +378,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* actors orphaned by a killed executor come back to us to be reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (fz_exec_init()) {
+	if (nprocs < 1 || nprocs > FZ_MAX_PROCS || replaying)
+		nprocs = nprocs < 1 || replaying ? 1 : FZ_MAX_PROCS;
+	if (fz_exec_init(nprocs)) {
 		fprintf(stderr, "xqp-fuzz: setup failed\n");
 		return 2;
 	}
-	if (fz_cover_init(sections))
+	if (fz_cover_init(sections, nprocs))
 		printf("xqp-fuzz: no KCOV: programs run without coverage feedback\n");
 	kmsg_open();
 	if (replaying)
