@@ -523,35 +523,6 @@ static void fs_dx_observe(const struct fs_prog *p, void *ctx, unsigned int i, vo
 	o->rc = 0;
 }
 
-/* Which parts of two observations differ ("xrcd qp events"), for a report. */
-static void fs_dx_obs_diff(char *buf, size_t len, const void *pa, const void *pb)
-{
-	const struct dx_obs *a = pa, *b = pb;
-	size_t n = 0;
-
-	buf[0] = '\0';
-#define FS_PART(name, field)							\
-	do {									\
-		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
-			n += scnprintf(buf + n, len - n, " " name);		\
-	} while (0)
-	FS_PART("out", out);
-	FS_PART("xrcds", xrcd_live);
-	FS_PART("usecnt", usecnt);
-	FS_PART("pd", pd_live);
-	FS_PART("cq", cq_live);
-	FS_PART("srq", srq_live);
-	FS_PART("qps", qp_live);
-	FS_PART("handles", handles);
-	FS_PART("states", state);
-	FS_PART("openable", open_bits);
-	FS_PART("qp-events", ev);
-	FS_PART("cq-events", cq_ev);
-	FS_PART("srq-events", srq_ev);
-	FS_PART("driver-objects", drv);
-#undef FS_PART
-}
-
 /* The state parts: not what the step reported, nor the events during it. */
 static bool fs_dx_state_differs(char *buf, size_t len, const void *pa, const void *pb)
 {
@@ -559,23 +530,31 @@ static bool fs_dx_state_differs(char *buf, size_t len, const void *pa, const voi
 	size_t n = 0;
 
 	buf[0] = '\0';
-#define FS_PART(name, field)							\
-	do {									\
-		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
-			n += scnprintf(buf + n, len - n, " " name);		\
-	} while (0)
-	FS_PART("xrcds", xrcd_live);
-	FS_PART("usecnt", usecnt);
-	FS_PART("pd", pd_live);
-	FS_PART("cq", cq_live);
-	FS_PART("srq", srq_live);
-	FS_PART("qps", qp_live);
-	FS_PART("handles", handles);
-	FS_PART("states", state);
-	FS_PART("openable", open_bits);
-	FS_PART("driver-objects", drv);
-#undef FS_PART
+	FS_OBS_PART(buf, len, n, a, b, "xrcds", xrcd_live);
+	FS_OBS_PART(buf, len, n, a, b, "usecnt", usecnt);
+	FS_OBS_PART(buf, len, n, a, b, "pd", pd_live);
+	FS_OBS_PART(buf, len, n, a, b, "cq", cq_live);
+	FS_OBS_PART(buf, len, n, a, b, "srq", srq_live);
+	FS_OBS_PART(buf, len, n, a, b, "qps", qp_live);
+	FS_OBS_PART(buf, len, n, a, b, "handles", handles);
+	FS_OBS_PART(buf, len, n, a, b, "states", state);
+	FS_OBS_PART(buf, len, n, a, b, "openable", open_bits);
+	FS_OBS_PART(buf, len, n, a, b, "driver-objects", drv);
 	return n;
+}
+
+/* Which parts of two observations differ ("xrcds qp-events"), for a report. */
+static void fs_dx_obs_diff(char *buf, size_t len, const void *pa, const void *pb)
+{
+	const struct dx_obs *a = pa, *b = pb;
+	size_t n;
+
+	fs_dx_state_differs(buf, len, pa, pb);
+	n = strlen(buf);
+	FS_OBS_PART(buf, len, n, a, b, "out", out);
+	FS_OBS_PART(buf, len, n, a, b, "qp-events", ev);
+	FS_OBS_PART(buf, len, n, a, b, "cq-events", cq_ev);
+	FS_OBS_PART(buf, len, n, a, b, "srq-events", srq_ev);
 }
 
 static unsigned int fs_dx_teardown(void *ctx, struct kunit *test)

@@ -50,6 +50,16 @@
 /* Which figures a program's runs add to (fs_summary). */
 enum fs_family { FS_FAM_DIFF, FS_FAM_TRAFFIC, FS_FAMS };
 
+/*
+ * For obs_diff and state_differs: appends " NAME" to buf (n bytes used of
+ * len) when FIELD differs between observations a and b.
+ */
+#define FS_OBS_PART(buf, len, n, a, b, name, field)				\
+	do {									\
+		if (memcmp(&(a)->field, &(b)->field, sizeof((a)->field)))	\
+			(n) += scnprintf((buf) + (n), (len) - (n), " " name);	\
+	} while (0)
+
 struct fs_prog;
 
 struct fs_prog_ops {

@@ -607,28 +607,6 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 	o->events = atomic_read(&t->events);
 }
 
-static void ft_obs_diff(char *buf, size_t len, const void *pa, const void *pb)
-{
-	const struct ft_obs *a = pa, *b = pb;
-	size_t n = 0;
-
-	buf[0] = '\0';
-#define FT_PART(name, field)							\
-	do {									\
-		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
-			n += scnprintf(buf + n, len - n, " " name);		\
-	} while (0)
-	FT_PART("out", out);
-	FT_PART("driver-objects", drv);
-	FT_PART("held", held);
-	FT_PART("completion-handlers", comps);
-	FT_PART("events", events);
-	FT_PART("data", hash);
-#undef FT_PART
-	if (a->nout != b->nout)
-		n += scnprintf(buf + n, len - n, " nout");
-}
-
 /* Everything but what the step reported: objects, counts, handlers, events, data. */
 static bool ft_state_differs(char *buf, size_t len, const void *pa, const void *pb)
 {
@@ -636,18 +614,25 @@ static bool ft_state_differs(char *buf, size_t len, const void *pa, const void *
 	size_t n = 0;
 
 	buf[0] = '\0';
-#define FT_PART(name, field)							\
-	do {									\
-		if (memcmp(&a->field, &b->field, sizeof(a->field)))		\
-			n += scnprintf(buf + n, len - n, " " name);		\
-	} while (0)
-	FT_PART("driver-objects", drv);
-	FT_PART("held", held);
-	FT_PART("completion-handlers", comps);
-	FT_PART("events", events);
-	FT_PART("data", hash);
-#undef FT_PART
+	FS_OBS_PART(buf, len, n, a, b, "driver-objects", drv);
+	FS_OBS_PART(buf, len, n, a, b, "held", held);
+	FS_OBS_PART(buf, len, n, a, b, "completion-handlers", comps);
+	FS_OBS_PART(buf, len, n, a, b, "events", events);
+	FS_OBS_PART(buf, len, n, a, b, "data", hash);
 	return n;
+}
+
+/* Which parts of two observations differ, for a report. */
+static void ft_obs_diff(char *buf, size_t len, const void *pa, const void *pb)
+{
+	const struct ft_obs *a = pa, *b = pb;
+	size_t n;
+
+	ft_state_differs(buf, len, pa, pb);
+	n = strlen(buf);
+	FS_OBS_PART(buf, len, n, a, b, "out", out);
+	if (a->nout != b->nout)
+		n += scnprintf(buf + n, len - n, " nout");
 }
 
 /* Disarmed: everything still held, users first; then both devices must be empty. */
