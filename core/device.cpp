@@ -88,6 +88,7 @@ static void detach_mrs(xqp_device *dev, RcuList &list)
 		if (XQP_WARN_ON(dev->ops->dereg_mr(dev->drv, mr->drv)))
 			return;
 		mr->mem->ops->release(mr->mem);
+		mr->mem = nullptr;	/* under the lock a resource walk takes */
 		mr->drv = nullptr;
 	});
 }

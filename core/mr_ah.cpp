@@ -162,9 +162,11 @@ extern "C" int xqp_dereg_mr(struct xqp_mr *mr)
 		int ret = dev->ops->dereg_mr(dev->drv, mr->drv);
 		if (ret)
 			return ret;
-		mr->mem->ops->release(mr->mem);
 	}
+	/* Off the device's list first: a resource walk reads the memory's length. */
 	dev->untrack(&mr->dev_node);
+	if (mr->mem)
+		mr->mem->ops->release(mr->mem);
 	mr->pd->usecnt.dec();
 	delete mr;
 	dev->put();

@@ -119,7 +119,7 @@ struct xqp_mr : xqp::Allocated, xqp::Pinned {
 	xqp_device *dev;
 	void *drv;
 	xqp_pd *pd;
-	xqp_mem *mem;		/* released when the MR is gone */
+	xqp_mem *mem;		/* released once off the device's list; null after detach */
 	xqp::u32 lkey;
 	xqp::u32 rkey;
 	xqp::ListNode dev_node;

@@ -303,6 +303,105 @@ TEST_F(Res, WalkDuringOpenCloseCreate)
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
+/*
+ * An MR's memory is released only once no walk can find the MR: the walk
+ * reads the memory's length (the fuzzer's KASAN report: a dump racing a
+ * file's close read a freed umem). Here the release itself walks the MRs.
+ */
+struct WalkingMem {
+	xqp_mem mem;
+	Res *res;
+	xqp_device *dev;
+	xqp_res_entry *entry;
+	int walks = 0, listed = 0, released = 0;
+	char buf[64];
+
+	static WalkingMem *from(xqp_mem *m) { return reinterpret_cast<WalkingMem *>(m); }
+	static void *map(xqp_mem *m, xqp_u64 off, xqp_u64 *len)
+	{
+		*len = sizeof(from(m)->buf) - off;
+		return from(m)->buf + off;
+	}
+	static void unmap(xqp_mem *, void *) {}
+	static void release(xqp_mem *m)
+	{
+		WalkingMem *w = from(m);
+		Collector c;
+		xqp_res_cursor cur = {};
+		while (xqp_res_walk(w->dev, XQP_RES_MR, &cur, w->entry, 8, Collector::emit, &c) == 1)
+			;
+		w->walks++;
+		w->listed += (int)c.seen.size();
+		w->released++;
+	}
+	static constexpr xqp_mem_ops ops = {map, unmap, release};
+};
+
+TEST_F(Res, MrMemoryReleasedOnlyOffTheList)
+{
+	xqp_pd *pd = xqp_alloc_pd(dev());
+	ASSERT_FALSE(xqp_is_err(pd));
+	WalkingMem wm;
+	wm.mem.ops = &WalkingMem::ops;
+	wm.mem.length = sizeof(wm.buf);
+	wm.dev = dev();
+	wm.entry = entry_.get();
+	xqp_mr *mr = xqp_reg_mr(pd, &wm.mem, 0x1000, XQP_ACCESS_LOCAL_WRITE);
+	ASSERT_FALSE(xqp_is_err(mr));
+	Collector before;
+	walk_all(XQP_RES_MR, before, 4);
+	ASSERT_EQ(before.seen.size(), 1u);
+	ASSERT_EQ(xqp_dereg_mr(mr), 0);
+	EXPECT_EQ(wm.released, 1);
+	EXPECT_EQ(wm.walks, 1);
+	EXPECT_EQ(wm.listed, 0) << "the MR was still listed when its memory was released";
+	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+}
+
+/* Every MR entry's length is one the churn below registers. */
+struct LengthCheck {
+	static xqp_res_emit emit(void *arg, const xqp_res_entry *e)
+	{
+		auto *bad = static_cast<int *>(arg);
+		if (e->type != XQP_RES_MR || e->mr.length == 0 || e->mr.length > 256 ||
+		    e->mr.length % 64)
+			++*bad;
+		return XQP_RES_TAKEN;
+	}
+};
+
+/* Walks of MRs while another thread registers and deregisters them. */
+TEST_F(Res, WalkDuringRegDereg)
+{
+	xqp_pd *pd = xqp_alloc_pd(dev());
+	ASSERT_FALSE(xqp_is_err(pd));
+	std::atomic<bool> stop{false};
+	std::atomic<int> rounds{0};
+	std::thread churn([&] {
+		static char buf[4][256];
+		for (; !stop.load(); rounds++) {
+			xqp_mr *mr[4];
+			for (int i = 0; i < 4; i++) {
+				mr[i] = xqp_reg_kernel_mr(pd, buf[i], 64 * (i + 1), XQP_ACCESS_LOCAL_WRITE);
+				ASSERT_FALSE(xqp_is_err(mr[i]));
+			}
+			for (int i = 0; i < 4; i++)
+				ASSERT_EQ(xqp_dereg_mr(mr[i]), 0);
+		}
+	});
+	for (int round = 0; round < 300 || rounds.load() < 300; round++) {
+		int bad = 0, calls = 0;
+		xqp_res_cursor cur = {};
+		while (xqp_res_walk(dev(), XQP_RES_MR, &cur, entry_.get(), 1 + round % 3,
+				    LengthCheck::emit, &bad) == 1 && ++calls < 10000)
+			;
+		EXPECT_EQ(bad, 0);
+	}
+	stop.store(true);
+	churn.join();
+	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
+}
+
 TEST_F(Res, BadArguments)
 {
 	Collector c;
