@@ -44,6 +44,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -1833,10 +1834,17 @@ static int run_op(struct actor *ac, const struct fz_op *op)
 	return 0;
 }
 
+/* the op this thread runs, for the report of a crash of the fuzzer itself */
+static __thread int cur_kind = -1, cur_index = -1;
+
 static int run_op_timed(struct actor *ac, const struct fz_op *op)
 {
 	double t0 = fz_now();
-	int err = run_op(ac, op);
+	int err;
+
+	cur_kind = op->kind % FZ_OP_COUNT;
+	err = run_op(ac, op);
+	cur_kind = -1;
 
 	prof_add(&prof->kind[op->kind % FZ_OP_COUNT], t0);
 	return err;
@@ -1970,6 +1978,7 @@ static void run_prog(struct actor *ac, const struct fz_prog *p)
 		const struct fz_op *op = &p->op[i];
 		int actor = op->actor % FZ_ACTORS;
 
+		cur_index = i;
 		t0 = fz_now();
 		switch (op->kind % FZ_OP_COUNT) {
 		case FZ_FORK:
@@ -2042,10 +2051,42 @@ static void executor(const struct fz_prog *p)
  * byte to `out` when it is gone (0, or 1: it died of a signal). It reaps
  * the actors an executor that died left behind (it is their subreaper).
  */
+/*
+ * A fault in an executor or actor is a defect of this program, or of the
+ * kernel writing where it must not: say where it was, then die of it.
+ */
+static void on_fault(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uint64_t ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP], w0 = 0, w1 = 0;
+	char line[256];
+	int k;
+
+	if (sp && !(sp & 7)) {	/* the return address a call to a bad pointer left */
+		w0 = ((uint64_t *)sp)[0];
+		w1 = ((uint64_t *)sp)[1];
+	}
+	k = snprintf(line, sizeof(line),
+		     "xqp-fuzz: pid %d: signal %d at %p, ip %#llx sp %#llx [sp] %#llx %#llx;"
+		     " op %s, index %d\n", (int)getpid(), sig, si->si_addr,
+		     (unsigned long long)ip, (unsigned long long)sp, (unsigned long long)w0,
+		     (unsigned long long)w1, cur_kind >= 0 ? fz_kind_name[cur_kind] : "-",
+		     cur_index);
+	(void)!write(2, line, (size_t)k);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void fork_server(int in, int out)
 {
 	static struct fz_prog p;
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK };
 
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
 	setpgid(0, 0);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	nl_family = nl_resolve();

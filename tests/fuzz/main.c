@@ -20,6 +20,7 @@
  *                           splat (KIND splat: with --procs, also those
  *                           running meanwhile) or that hung (KIND hang)
  *   FUZZ-SPLAT LINE         the log line that matched
+ *   FUZZ-DEATH HEX          a program whose executor died of a signal
  *   FUZZ-STATS key=value... progress every 30 s and once at the end
  *   FUZZ-PROF phase|op NAME seconds= calls= mean_us=   where the time went
  *   FUZZ-COV MOD SEC OFFS   the PCs reached, as offsets into each section
@@ -150,8 +151,11 @@ static int finish(int proc, int ret, int *fresh)
 	int splat, i;
 
 	busy[proc] = 0;
-	deaths += ret > 0;
 	programs++;
+	if (ret > 0) {		/* not a kernel splat by itself: printed, counted */
+		deaths++;
+		print_prog("FUZZ-DEATH", &inflight[proc]);
+	}
 	t = now();
 	*fresh = fz_cover_collect(proc);
 	fz_prof(FZ_PH_COLLECT, t);
