@@ -10,12 +10,14 @@ void xqp_device::put()
 		delete this;
 }
 
-u32 xqp_device::track(ListNode *n, RcuList xqp_device_objects::*list)
+void xqp_device::track(ListNode *n, RcuList xqp_device_objects::*list, u32 *res_id)
 {
 	auto objs = objects.lock();
+	objs->last_res_id++;
+	if (res_id)
+		*res_id = objs->last_res_id;
 	((*objs).*list).add_head(n);
 	objs->count++;
-	return ++objs->last_res_id;
 }
 
 void xqp_device::untrack(ListNode *n)

@@ -111,7 +111,7 @@ extern "C" struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
 	mr->mem = mem;
 	pd->usecnt.inc();
 	dev->get();
-	mr->res_id = dev->track(&mr->dev_node, &xqp_device_objects::mrs);
+	dev->track(&mr->dev_node, &xqp_device_objects::mrs, &mr->res_id);
 	return mr;
 }
 

@@ -36,7 +36,7 @@ T *make_tracked(xqp_device *dev, Op xqp_device_ops::*op, RcuList xqp_device_obje
 		return err_ptr<T>(ret);
 	}
 	dev->get();
-	obj->res_id = dev->track(&obj->dev_node, list);
+	dev->track(&obj->dev_node, list, &obj->res_id);
 	return obj;
 }
 

@@ -60,7 +60,9 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	void get() { refs.inc(); }
 	void put();
 	/* Returns the object's resource id (res.h): device-unique, increasing. */
-	xqp::u32 track(xqp::ListNode *n, xqp::RcuList xqp_device_objects::*list);
+	/* Lists @n; gives *@res_id its number first, under the lock a walk holds. */
+	void track(xqp::ListNode *n, xqp::RcuList xqp_device_objects::*list,
+		   xqp::u32 *res_id = nullptr);
 	void untrack(xqp::ListNode *n);
 };
 

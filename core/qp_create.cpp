@@ -199,6 +199,6 @@ extern "C" struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_
 	}
 	qp->uobj = uobj;
 	qp_uses(qp, true);
-	qp->res_id = dev->track(&qp->dev_node, &xqp_device_objects::qps);
+	dev->track(&qp->dev_node, &xqp_device_objects::qps, &qp->res_id);
 	return qp->c();
 }
