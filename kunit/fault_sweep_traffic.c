@@ -13,6 +13,10 @@
  *                on A sending to the SRQ (remote_srqn), post_srq_recv,
  *                query_srq, modify_srq (resize and limit), a send after
  *                the resize, polls, teardown.
+ *   traffic_ud_uc an AH and a UD pair (SEND_WITH_IMM, an inline SEND, a
+ *                send list refused at its third WR), then a UC pair
+ *                (RDMA_WRITE_WITH_IMM, a list one WR longer than the send
+ *                queue: refused when it is full), polls, teardown.
  *
  * Deterministic runs: a WR posted from a context that may sleep (the KUnit
  * kthread) executes in the poster, completions included
@@ -46,7 +50,9 @@
 
 #define FT_BUF		4096	/* each device's registered buffer */
 #define FT_NC		2	/* CQs: 0 on A, 1 on B */
-#define FT_NQ		2	/* QPs */
+#define FT_NQ		4	/* QPs */
+#define FT_LIST		32	/* WRs one list step posts at most */
+#define FT_QKEY		0x11111111
 #define FT_NOUT		36
 #define FT_POLL		8	/* completions one poll step takes at most */
 #define FT_CQE		16
@@ -90,7 +96,10 @@ enum ft_op {
 	FT_TO_RTS,		/* q */
 	FT_POST_RECV,		/* q: two receives at FT_B_RECV */
 	FT_POST_SRQ_RECV,	/* two receives at FT_B_SRQ + .n * 64 */
-	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI) */
+	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI, to q2 for UD), .flags, .len */
+	FT_POST_LIST,		/* q: SENDs, WR .k invalid; .k < 0: one more than the SQ holds */
+	FT_CREATE_AH,		/* on d's PD toward the other device */
+	FT_DESTROY_AH,
 	FT_OPS
 };
 
@@ -100,7 +109,7 @@ static const char *const ft_op_names[FT_OPS] = {
 	"query_gid", "query_pkey", "alloc_xrcd", "dealloc_xrcd", "create_srq",
 	"destroy_srq", "modify_srq", "query_srq", "create_qp", "destroy_qp",
 	"modify_qp(INIT)", "modify_qp(RTR)", "modify_qp(RTS)", "post_recv",
-	"post_srq_recv", "post_send",
+	"post_srq_recv", "post_send", "post_send(list)", "create_ah", "destroy_ah",
 };
 
 struct ft_step {
@@ -109,6 +118,9 @@ struct ft_step {
 	u8 type;		/* FT_CREATE_QP: enum xqp_qp_type */
 	u8 opcode;		/* FT_POST_SEND: enum xqp_wr_opcode */
 	u16 n;
+	u8 flags;		/* FT_POST_SEND: send_flags besides SIGNALED */
+	u8 len;			/* FT_POST_SEND: bytes sent (0: FT_MSG) */
+	s8 k;			/* FT_POST_LIST */
 };
 
 /* A program: its steps and what one is called. */
@@ -138,6 +150,9 @@ struct ft_ctx {
 	struct xqp_srq *srq;
 	struct xqp_qp *qp[FT_NQ];
 	u32 qpn[FT_NQ];
+	u32 sq_slots[FT_NQ];	/* the granted max_send_wr */
+	struct xqp_ah *ah;
+	struct xqp_send_wr list[FT_LIST];	/* FT_POST_LIST's WRs */
 	atomic_t comps[FT_NC];
 	atomic_t events;
 };
@@ -220,7 +235,11 @@ static struct xqp_sge ft_sge(struct ft_ctx *t, int d, u32 off, u32 len)
 				 .lkey = xqp_mr_lkey(t->mr[d]) };
 }
 
-/* INIT, RTR toward q2's device and number, RTS: as a kernel client does. */
+/*
+ * INIT, RTR toward q2's device and number, RTS: as a kernel client does,
+ * with the attributes each type takes (UD: a Q_Key, no path; UC: no
+ * responder resources, no retries).
+ */
 static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 {
 	struct xqp_qp *qp = t->qp[s->q];
@@ -232,14 +251,24 @@ static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 	case FT_TO_INIT:
 		a.qp_state = XQP_QPS_INIT;
 		a.port_num = 1;
-		a.qp_access_flags = XQP_ACCESS_REMOTE_WRITE | XQP_ACCESS_REMOTE_READ |
-				    XQP_ACCESS_REMOTE_ATOMIC;
-		mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT | XQP_QP_ACCESS_FLAGS;
+		mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT;
+		if (type == XQP_QPT_UD) {
+			a.qkey = FT_QKEY;
+			mask |= XQP_QP_QKEY;
+		} else {
+			a.qp_access_flags = XQP_ACCESS_REMOTE_WRITE;
+			if (type != XQP_QPT_UC)
+				a.qp_access_flags |= XQP_ACCESS_REMOTE_READ |
+						     XQP_ACCESS_REMOTE_ATOMIC;
+			mask |= XQP_QP_ACCESS_FLAGS;
+		}
 		break;
 	case FT_TO_RTR:
+		a.qp_state = XQP_QPS_RTR;
+		if (type == XQP_QPT_UD)
+			return xqp_modify_qp(qp, &a, XQP_QP_STATE);
 		if (!t->qp[s->q2])
 			return FS_RC_DEAD_SLOT;
-		a.qp_state = XQP_QPS_RTR;
 		a.path_mtu = XQP_MTU_4096;
 		a.dest_qp_num = t->qpn[s->q2];
 		a.ah_attr.dlid = xqp_soft_lid(t->soft[s->d ^ 1]);
@@ -248,11 +277,13 @@ static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 		a.max_dest_rd_atomic = 1;
 		mask = XQP_QP_STATE | XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN |
 		       XQP_QP_RQ_PSN;
-		if (type != XQP_QPT_XRC_INI)
+		if (type != XQP_QPT_XRC_INI && type != XQP_QPT_UC)
 			mask |= XQP_QP_MIN_RNR_TIMER | XQP_QP_MAX_DEST_RD_ATOMIC;
 		break;
 	default:
 		a.qp_state = XQP_QPS_RTS;
+		if (type == XQP_QPT_UD || type == XQP_QPT_UC)
+			return xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_SQ_PSN);
 		a.timeout = 14;
 		a.retry_cnt = 0;	/* nobody there: fail now, not on a timer */
 		a.rnr_retry = 0;	/* no receive: the same */
@@ -287,7 +318,8 @@ static int ft_create_qp(struct ft_ctx *t, const struct ft_step *s)
 		init.recv_cq = t->cq[s->c];
 		init.cap.max_send_wr = 8;
 		init.cap.max_send_sge = 1;
-		if (s->type == XQP_QPT_RC) {
+		init.cap.max_inline_data = FT_MSG;
+		if (s->type != XQP_QPT_XRC_INI) {
 			init.cap.max_recv_wr = 8;
 			init.cap.max_recv_sge = 1;
 		}
@@ -297,6 +329,7 @@ static int ft_create_qp(struct ft_ctx *t, const struct ft_step *s)
 		return PTR_ERR(qp);
 	t->qp[s->q] = qp;
 	t->qpn[s->q] = xqp_qp_num(qp);
+	t->sq_slots[s->q] = init.cap.max_send_wr;
 	return 0;
 }
 
@@ -344,15 +377,30 @@ static int ft_post_recv(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 	return rc;
 }
 
+/* UD: the address of q2 through the program's AH; false when there is none. */
+static bool ft_ud_dest(struct ft_ctx *t, const struct ft_step *s, struct xqp_send_wr *wr)
+{
+	if (xqp_qp_get_type(t->qp[s->q]) != XQP_QPT_UD)
+		return true;
+	if (!t->ah || !t->qp[s->q2])
+		return false;
+	wr->wr.ud.ah = t->ah;
+	wr->wr.ud.remote_qpn = t->qpn[s->q2];
+	wr->wr.ud.remote_qkey = FT_QKEY;
+	return true;
+}
+
 /* One signaled WR of @s->opcode from q to its peer on the other device. */
 static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
 {
 	int d = s->d, peer = s->d ^ 1;
+	u32 len = s->len ? s->len : FT_MSG;
 	struct xqp_send_wr wr = {
 		.wr_id = 1000 + s->opcode,
 		.opcode = s->opcode,
-		.send_flags = XQP_SEND_SIGNALED,
+		.send_flags = XQP_SEND_SIGNALED | s->flags,
 		.num_sge = 1,
+		.imm_data = 0x1234 + s->opcode,
 	};
 	const struct xqp_send_wr *bad = NULL;
 	struct xqp_sge sge;
@@ -362,7 +410,8 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		return FS_RC_DEAD_SLOT;
 	switch (s->opcode) {
 	case XQP_WR_RDMA_WRITE:
-		sge = ft_sge(t, d, FT_A_SRC, FT_MSG);
+	case XQP_WR_RDMA_WRITE_WITH_IMM:
+		sge = ft_sge(t, d, FT_A_SRC, len);
 		wr.wr.rdma.remote_addr = (uintptr_t)(t->buf[peer] + FT_B_WRITE);
 		wr.wr.rdma.rkey = xqp_mr_rkey(t->mr[peer]);
 		break;
@@ -379,13 +428,15 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		wr.wr.atomic.compare_add = s->opcode == XQP_WR_ATOMIC_CMP_AND_SWP ? 15 : 10;
 		wr.wr.atomic.swap = 100;
 		break;
-	default:	/* SEND; to the SRQ for XRC */
-		sge = ft_sge(t, d, FT_A_SRC, FT_MSG);
+	default:	/* SEND, SEND_WITH_IMM; to the SRQ for XRC, to q2 for UD */
+		sge = ft_sge(t, d, FT_A_SRC, len);
 		if (xqp_qp_get_type(t->qp[s->q]) == XQP_QPT_XRC_INI) {
 			if (!t->srq)
 				return FS_RC_DEAD_SLOT;
 			wr.xrc_remote_srq_num = xqp_srq_num(t->srq);
 		}
+		if (!ft_ud_dest(t, s, &wr))
+			return FS_RC_DEAD_SLOT;
 		break;
 	}
 	wr.sg_list = &sge;
@@ -393,6 +444,46 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 	if (rc && bad != &wr)
 		return 2000;	/* not an errno: the judge reports it */
 	return rc;
+}
+
+/*
+ * A list of signaled 16-byte SENDs from q (to q2 for UD) that the device
+ * must refuse part-way: WR .k has an opcode the QP's type does not take
+ * (-EINVAL), or, with .k < 0, the list is one WR longer than the send
+ * queue (-ENOMEM at the last). Refused there, the step returns 0 (the WRs
+ * before it are posted and complete); any other outcome is its own result.
+ */
+static int ft_post_list(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
+{
+	struct xqp_send_wr *wr = t->list;
+	const struct xqp_send_wr *bad = NULL;
+	struct xqp_sge sge = ft_sge(t, s->d, FT_A_SRC, 16);
+	u32 n = s->k >= 0 ? s->n : t->sq_slots[s->q] + 1;
+	u32 at = s->k >= 0 ? (u32)s->k : n - 1, i;
+	int want = s->k >= 0 ? -EINVAL : -ENOMEM, rc;
+
+	if (n > FT_LIST || at >= n)
+		return 2001;	/* a step the table cannot have: not an errno */
+	memset(t->list, 0, sizeof(t->list));
+	for (i = 0; i < n; i++) {
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+		wr[i].wr_id = 3000 + i;
+		wr[i].opcode = XQP_WR_SEND;
+		wr[i].send_flags = XQP_SEND_SIGNALED;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		if (!ft_ud_dest(t, s, &wr[i]))
+			return FS_RC_DEAD_SLOT;
+	}
+	if (s->k >= 0)
+		wr[at].opcode = XQP_WR_ATOMIC_FETCH_AND_ADD;
+	rc = xqp_post_send(t->qp[s->q], wr, &bad);
+	if (rc && (bad < wr || bad >= wr + n))
+		return 2000;	/* not an errno: the judge reports it */
+	ft_out(o, rc ? bad - wr : -1);
+	if (rc == want && bad == &wr[at])
+		return 0;
+	return rc ? rc : 2002;	/* accepted a list it must refuse: not an errno */
 }
 
 /* Polls once: the completions of the posts before are all there. */
@@ -501,7 +592,12 @@ static bool ft_ready(const struct ft_ctx *t, const struct ft_step *s)
 		return t->qp[s->q];
 	case FT_POST_RECV:
 	case FT_POST_SEND:
+	case FT_POST_LIST:
 		return t->qp[s->q] && t->mr[s->d];
+	case FT_CREATE_AH:
+		return t->pd[s->d];
+	case FT_DESTROY_AH:
+		return t->ah;
 	}
 	return true;
 }
@@ -512,6 +608,9 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 	struct xqp_cq_init_attr ca = { .cqe = FT_CQE, .comp_handler = ft_comp };
 	struct ft_ctx *t = ctx;
 	struct ft_obs *o = obs;
+	struct xqp_ah_attr ah = {
+		.dlid = xqp_soft_lid(t->soft[s->d ^ 1]), .port_num = 1, .sl = 2,
+	};
 	struct xqp_srq_attr sa;
 	int rc;
 
@@ -575,6 +674,12 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 		return ft_post_recv(t, s, o);
 	case FT_POST_SEND:
 		return ft_post_send(t, s, o);
+	case FT_POST_LIST:
+		return ft_post_list(t, s, o);
+	case FT_CREATE_AH:
+		return dx_keep(t->ah, xqp_create_ah(t->pd[s->d], &ah));
+	case FT_DESTROY_AH:
+		return dx_free(t->ah, xqp_destroy_ah(t->ah));
 	}
 	return -EOPNOTSUPP;
 }
@@ -603,7 +708,7 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 	}
 	for (k = 0; k < FT_NQ; k++)
 		o->held |= !!t->qp[k] << (6 + k);
-	o->held |= !!t->xrcd << 8 | !!t->srq << 9;
+	o->held |= !!t->xrcd << 10 | !!t->srq << 11 | !!t->ah << 12;
 	o->events = atomic_read(&t->events);
 }
 
@@ -647,6 +752,8 @@ static unsigned int ft_teardown(void *ctx, struct kunit *test)
 		if (t->qp[k] && xqp_destroy_qp(t->qp[k]))
 			left++;
 	if (t->srq && xqp_destroy_srq(t->srq))
+		left++;
+	if (t->ah && xqp_destroy_ah(t->ah))
 		left++;
 	for (d = 1; d >= 0; d--)
 		if (t->mr[d] && xqp_dereg_mr(t->mr[d]))
@@ -817,11 +924,70 @@ static const struct ft_step ft_xrc_steps[] = {
 	{ FT_DEALLOC_PD, .d = A },
 };
 
+/*
+ * UD between A (QP 0, CQ 0) and B (QP 1, CQ 1) through an AH, then UC
+ * between A (QP 2) and B (QP 3). A UD receive holds the 40-byte GRH room
+ * and 16 bytes; sends no receive waits for are dropped (UD, UC), their
+ * senders complete.
+ */
+static const struct ft_step ft_ud_uc_steps[] = {
+	{ FT_ALLOC_PD, .d = A },
+	{ FT_ALLOC_PD, .d = B },
+	{ FT_REG_MR, .d = A },
+	{ FT_REG_MR, .d = B },
+	{ FT_CREATE_CQ, .d = A, .c = 0 },
+	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	{ FT_CREATE_AH, .d = A },
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = 0, .type = XQP_QPT_UD },
+	{ FT_CREATE_QP, .d = B, .c = 1, .q = 1, .type = XQP_QPT_UD },
+	{ FT_TO_INIT, .q = 0 },
+	{ FT_TO_INIT, .q = 1 },
+	{ FT_TO_RTR, .q = 0 },
+	{ FT_TO_RTR, .q = 1 },
+	{ FT_TO_RTS, .q = 0 },
+	{ FT_TO_RTS, .q = 1 },
+	{ FT_POST_RECV, .d = B, .q = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .q2 = 1, .opcode = XQP_WR_SEND_WITH_IMM, .len = 16 },
+	{ FT_POST_SEND, .d = A, .q = 0, .q2 = 1, .opcode = XQP_WR_SEND,
+	  .flags = XQP_SEND_INLINE, .len = 16 },
+	{ FT_POLL_CQ, .c = 0, .n = 2 },
+	{ FT_POLL_CQ, .c = 1, .n = 2 },
+	{ FT_POST_LIST, .d = A, .q = 0, .q2 = 1, .n = 3, .k = 2 },
+	{ FT_POLL_CQ, .c = 0, .n = 2 },
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = 2, .type = XQP_QPT_UC },
+	{ FT_CREATE_QP, .d = B, .c = 1, .q = 3, .type = XQP_QPT_UC },
+	{ FT_TO_INIT, .q = 2 },
+	{ FT_TO_INIT, .q = 3 },
+	{ FT_TO_RTR, .d = A, .q = 2, .q2 = 3 },
+	{ FT_TO_RTR, .d = B, .q = 3, .q2 = 2 },
+	{ FT_TO_RTS, .q = 2 },
+	{ FT_TO_RTS, .q = 3 },
+	{ FT_POST_RECV, .d = B, .q = 3 },
+	{ FT_POST_SEND, .d = A, .q = 2, .opcode = XQP_WR_RDMA_WRITE_WITH_IMM, .len = 32 },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_POST_LIST, .d = A, .q = 2, .k = -1 },
+	{ FT_POLL_CQ, .c = 0, .n = 8 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_DESTROY_QP, .q = 3 },
+	{ FT_DESTROY_QP, .q = 2 },
+	{ FT_DESTROY_QP, .q = 1 },
+	{ FT_DESTROY_QP, .q = 0 },
+	{ FT_DESTROY_AH },
+	{ FT_DEREG_MR, .d = B },
+	{ FT_DEREG_MR, .d = A },
+	{ FT_DESTROY_CQ, .c = 1 },
+	{ FT_DESTROY_CQ, .c = 0 },
+	{ FT_DEALLOC_PD, .d = B },
+	{ FT_DEALLOC_PD, .d = A },
+};
+
 #undef A
 #undef B
 
 static const struct ft_prog ft_rc = { ft_rc_steps };
 static const struct ft_prog ft_xrc = { ft_xrc_steps };
+static const struct ft_prog ft_ud_uc = { ft_ud_uc_steps };
 
 static const struct fs_prog fs_traffic_rc = {
 	.name = "traffic_rc",
@@ -841,5 +1007,16 @@ static const struct fs_prog fs_traffic_xrc = {
 	.family = FS_FAM_TRAFFIC,
 };
 
-const struct fs_prog *const fs_traffic_progs[] = { &fs_traffic_rc, &fs_traffic_xrc };
+static const struct fs_prog fs_traffic_ud_uc = {
+	.name = "traffic_ud_uc",
+	.ops = &ft_ops,
+	.arg = &ft_ud_uc,
+	.nsteps = ARRAY_SIZE(ft_ud_uc_steps),
+	.obs_size = sizeof(struct ft_obs),
+	.family = FS_FAM_TRAFFIC,
+};
+
+const struct fs_prog *const fs_traffic_progs[] = {
+	&fs_traffic_rc, &fs_traffic_xrc, &fs_traffic_ud_uc,
+};
 const unsigned int fs_traffic_nprogs = ARRAY_SIZE(fs_traffic_progs);
