@@ -221,10 +221,17 @@ static void count(void)
 	__atomic_add_fetch(&shared->commands, 1, __ATOMIC_RELAXED);
 }
 
-/* a write() of header + body; 0 or the errno */
+/*
+ * A write() of header + body; 0 or the errno. A header that claims more
+ * response words than the caller's response holds makes the device write
+ * (and zero, as Linux does) that many bytes: the response then goes to a
+ * scratch buffer that big, and the caller's part is copied back, so the
+ * fuzzer's own stack is never what the kernel overwrites.
+ */
 static int cmd(int fd, uint32_t command, void *body, size_t len, uint32_t out_words,
 	       const struct fz_op *op)
 {
+	static __thread uint64_t scratch[256 / 2 + 1];	/* 255 words and more */
 	uint8_t buf[8 + 1024];
 	struct ib_uverbs_cmd_hdr hdr = {
 		.command = command, .in_words = (uint16_t)((8 + len) / 4),
@@ -232,6 +239,7 @@ static int cmd(int fd, uint32_t command, void *body, size_t len, uint32_t out_wo
 	};
 	size_t total = 8 + len;
 	int failing = (op->file & 0x80) && fail_nth_fd >= 0, ret;
+	uint64_t resp = 0;	/* the caller's response, when redirected */
 
 	if (len > 1024)
 		return E2BIG;
@@ -239,13 +247,25 @@ static int cmd(int fd, uint32_t command, void *body, size_t len, uint32_t out_wo
 	if (op->a[12] >= 0xf8) {
 		switch (op->a[12] & 3) {
 		case 0: hdr.in_words = (uint16_t)(hdr.in_words + 1 - (op->a[11] & 3)); break;
-		case 1: hdr.out_words = op->a[11]; break;
+		case 1:
+			hdr.out_words = op->a[11];
+			/* every command with a response has its address first */
+			if (hdr.out_words > out_words && out_words && len >= 8) {
+				memcpy(&resp, body, 8);
+				memset(scratch, 0, sizeof(scratch));
+			}
+			break;
 		case 2: hdr.command |= (uint32_t)op->a[11] << 24; break;
 		default: total = 8 + (len ? op->a[11] % len : 0); break;
 		}
 	}
 	memcpy(buf, &hdr, sizeof(hdr));
 	memcpy(buf + 8, body, len);
+	if (resp) {
+		uint64_t to = (uintptr_t)scratch;
+
+		memcpy(buf + 8, &to, 8);
+	}
 	if (op->a[12] >= 0xf0 && op->a[12] < 0xf8 && len)
 		buf[8 + op->a[11] % len] ^= (uint8_t)(1u << (op->a[10] & 7));
 	if (failing) {
@@ -259,6 +279,8 @@ static int cmd(int fd, uint32_t command, void *body, size_t len, uint32_t out_wo
 	ret = write(fd, buf, total) < 0 ? errno : 0;
 	if (failing)
 		(void)!pwrite(fail_nth_fd, "0", 1, 0);
+	if (resp)
+		memcpy((void *)(uintptr_t)resp, scratch, (size_t)out_words * 4);
 	return ret;
 }
 
@@ -1430,7 +1452,9 @@ static void exec_disarm(void)
 /* an arbitrary write: header fields and body from the op's bytes */
 static int raw(struct ufile *f, const struct fz_op *op)
 {
-	uint8_t buf[8 + 24 + 256], resp[512];
+	/* what an extended header may claim: (63 + 4095) words of 8 bytes */
+	static __thread uint8_t resp[(63 + 4096) * 8];
+	uint8_t buf[8 + 24 + 256];
 	uint64_t s = 0;
 	size_t len = 8 + 4 * (op->a[3] % 72), i;
 	struct ib_uverbs_cmd_hdr *h = (void *)buf;
@@ -1451,6 +1475,7 @@ static int raw(struct ufile *f, const struct fz_op *op)
 		struct ib_uverbs_ex_cmd_hdr *x = (void *)(buf + 8);
 
 		x->response = op->a[5] & 2 ? (uintptr_t)resp : 0;
+		x->provider_out_words %= 4096;	/* the device zeroes all it claims */
 		x->cmd_hdr_reserved = op->a[5] & 4 ? 0 : x->cmd_hdr_reserved;
 		h->in_words = (uint16_t)((len - 8 - 16 > 0 ? len - 24 : 0) / 8);
 	} else if (len >= 16 && (op->a[5] & 2)) {
