@@ -839,6 +839,17 @@ static const struct fs_prog_ops ft_ops = {
 #define A 0
 #define B 1
 
+/* QP qa on A (CQ 0) and qb on B (CQ 1) of type @qpt, made and taken to RTS toward each other. */
+#define FT_PAIR(qpt, qa, qb)							\
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = (qa), .type = (qpt) },		\
+	{ FT_CREATE_QP, .d = B, .c = 1, .q = (qb), .type = (qpt) },		\
+	{ FT_TO_INIT, .q = (qa) },						\
+	{ FT_TO_INIT, .q = (qb) },						\
+	{ FT_TO_RTR, .d = A, .q = (qa), .q2 = (qb) },				\
+	{ FT_TO_RTR, .d = B, .q = (qb), .q2 = (qa) },				\
+	{ FT_TO_RTS, .q = (qa) },						\
+	{ FT_TO_RTS, .q = (qb) }
+
 /* RC between A (QP 0, CQ 0) and B (QP 1, CQ 1, armed), every opcode. */
 static const struct ft_step ft_rc_steps[] = {
 	{ FT_ALLOC_PD, .d = A },
@@ -852,14 +863,7 @@ static const struct ft_step ft_rc_steps[] = {
 	{ FT_QUERY_PORT, .d = A },
 	{ FT_QUERY_GID, .d = A },
 	{ FT_QUERY_PKEY, .d = B },
-	{ FT_CREATE_QP, .d = A, .c = 0, .q = 0, .type = XQP_QPT_RC },
-	{ FT_CREATE_QP, .d = B, .c = 1, .q = 1, .type = XQP_QPT_RC },
-	{ FT_TO_INIT, .q = 0 },
-	{ FT_TO_INIT, .q = 1 },
-	{ FT_TO_RTR, .d = A, .q = 0, .q2 = 1 },
-	{ FT_TO_RTR, .d = B, .q = 1, .q2 = 0 },
-	{ FT_TO_RTS, .q = 0 },
-	{ FT_TO_RTS, .q = 1 },
+	FT_PAIR(XQP_QPT_RC, 0, 1),
 	{ FT_POST_RECV, .d = B, .q = 1 },
 	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND },
 	{ FT_POLL_CQ, .c = 0, .n = 1 },
@@ -938,14 +942,7 @@ static const struct ft_step ft_ud_uc_steps[] = {
 	{ FT_CREATE_CQ, .d = A, .c = 0 },
 	{ FT_CREATE_CQ, .d = B, .c = 1 },
 	{ FT_CREATE_AH, .d = A },
-	{ FT_CREATE_QP, .d = A, .c = 0, .q = 0, .type = XQP_QPT_UD },
-	{ FT_CREATE_QP, .d = B, .c = 1, .q = 1, .type = XQP_QPT_UD },
-	{ FT_TO_INIT, .q = 0 },
-	{ FT_TO_INIT, .q = 1 },
-	{ FT_TO_RTR, .q = 0 },
-	{ FT_TO_RTR, .q = 1 },
-	{ FT_TO_RTS, .q = 0 },
-	{ FT_TO_RTS, .q = 1 },
+	FT_PAIR(XQP_QPT_UD, 0, 1),
 	{ FT_POST_RECV, .d = B, .q = 1 },
 	{ FT_POST_SEND, .d = A, .q = 0, .q2 = 1, .opcode = XQP_WR_SEND_WITH_IMM, .len = 16 },
 	{ FT_POST_SEND, .d = A, .q = 0, .q2 = 1, .opcode = XQP_WR_SEND,
@@ -954,14 +951,7 @@ static const struct ft_step ft_ud_uc_steps[] = {
 	{ FT_POLL_CQ, .c = 1, .n = 2 },
 	{ FT_POST_LIST, .d = A, .q = 0, .q2 = 1, .n = 3, .k = 2 },
 	{ FT_POLL_CQ, .c = 0, .n = 2 },
-	{ FT_CREATE_QP, .d = A, .c = 0, .q = 2, .type = XQP_QPT_UC },
-	{ FT_CREATE_QP, .d = B, .c = 1, .q = 3, .type = XQP_QPT_UC },
-	{ FT_TO_INIT, .q = 2 },
-	{ FT_TO_INIT, .q = 3 },
-	{ FT_TO_RTR, .d = A, .q = 2, .q2 = 3 },
-	{ FT_TO_RTR, .d = B, .q = 3, .q2 = 2 },
-	{ FT_TO_RTS, .q = 2 },
-	{ FT_TO_RTS, .q = 3 },
+	FT_PAIR(XQP_QPT_UC, 2, 3),
 	{ FT_POST_RECV, .d = B, .q = 3 },
 	{ FT_POST_SEND, .d = A, .q = 2, .opcode = XQP_WR_RDMA_WRITE_WITH_IMM, .len = 32 },
 	{ FT_POLL_CQ, .c = 0, .n = 1 },
@@ -982,39 +972,25 @@ static const struct ft_step ft_ud_uc_steps[] = {
 	{ FT_DEALLOC_PD, .d = A },
 };
 
+#undef FT_PAIR
 #undef A
 #undef B
 
-static const struct ft_prog ft_rc = { ft_rc_steps };
-static const struct ft_prog ft_xrc = { ft_xrc_steps };
-static const struct ft_prog ft_ud_uc = { ft_ud_uc_steps };
+/* A traffic program named NAME over the step table ft_NAME_steps. */
+#define FT_PROG(NAME)							\
+	static const struct ft_prog ft_##NAME = { ft_##NAME##_steps };	\
+	static const struct fs_prog fs_traffic_##NAME = {		\
+		.name = "traffic_" #NAME,				\
+		.ops = &ft_ops,						\
+		.arg = &ft_##NAME,					\
+		.nsteps = ARRAY_SIZE(ft_##NAME##_steps),		\
+		.obs_size = sizeof(struct ft_obs),			\
+		.family = FS_FAM_TRAFFIC,				\
+	}
 
-static const struct fs_prog fs_traffic_rc = {
-	.name = "traffic_rc",
-	.ops = &ft_ops,
-	.arg = &ft_rc,
-	.nsteps = ARRAY_SIZE(ft_rc_steps),
-	.obs_size = sizeof(struct ft_obs),
-	.family = FS_FAM_TRAFFIC,
-};
-
-static const struct fs_prog fs_traffic_xrc = {
-	.name = "traffic_xrc",
-	.ops = &ft_ops,
-	.arg = &ft_xrc,
-	.nsteps = ARRAY_SIZE(ft_xrc_steps),
-	.obs_size = sizeof(struct ft_obs),
-	.family = FS_FAM_TRAFFIC,
-};
-
-static const struct fs_prog fs_traffic_ud_uc = {
-	.name = "traffic_ud_uc",
-	.ops = &ft_ops,
-	.arg = &ft_ud_uc,
-	.nsteps = ARRAY_SIZE(ft_ud_uc_steps),
-	.obs_size = sizeof(struct ft_obs),
-	.family = FS_FAM_TRAFFIC,
-};
+FT_PROG(rc);
+FT_PROG(xrc);
+FT_PROG(ud_uc);
 
 const struct fs_prog *const fs_traffic_progs[] = {
 	&fs_traffic_rc, &fs_traffic_xrc, &fs_traffic_ud_uc,
