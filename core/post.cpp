@@ -25,9 +25,14 @@ template <typename Op> int usable(const xqp_device *dev, Op xqp_device_ops::*op)
 
 template <typename Wr> int refuse_first(const Wr *wr, const Wr **bad_wr, int err)
 {
-	if (bad_wr)
-		*bad_wr = wr;
+	*bad_wr = wr;
 	return err;
+}
+
+/* A caller may pass no @bad_wr (as to ib_post_send()); drivers always get one. */
+template <typename Wr> const Wr **bad_or(const Wr **bad_wr, const Wr **scratch)
+{
+	return bad_wr ? bad_wr : scratch;
 }
 
 } // namespace
@@ -36,7 +41,7 @@ template <typename Wr> int refuse_first(const Wr *wr, const Wr **bad_wr, int err
  * xqp_post_send - queue send work requests on a QP (ib_post_send).
  * @qp: the QP; an XRC_TGT QP (or a handle on one) has no send queue.
  * @wr: the first WR of a NULL-terminated list.
- * @bad_wr: set to the first WR not queued when this fails.
+ * @bad_wr: set to the first WR not queued when this fails; may be NULL.
  *
  * Each WR is checked and queued in order; a failure stops the list there,
  * the WRs before it stay queued. The driver executes them (docs/datapath.md).
@@ -52,7 +57,9 @@ extern "C" int xqp_post_send(struct xqp_qp *qp, const struct xqp_send_wr *wr,
 	RealQp *real = real_of(qp);
 	xqp_device *dev = real->dev;
 	int ret = usable(dev, &xqp_device_ops::post_send);
+	const xqp_send_wr *scratch;
 
+	bad_wr = bad_or(bad_wr, &scratch);
 	if (ret)
 		return refuse_first(wr, bad_wr, ret);
 	if (real->is_xrc_tgt() || !real->drv)
@@ -64,7 +71,7 @@ extern "C" int xqp_post_send(struct xqp_qp *qp, const struct xqp_send_wr *wr,
  * xqp_post_recv - queue receive work requests on a QP's receive queue.
  * @qp: the QP: not one on an SRQ, not an XRC QP (those have none).
  * @wr: the first WR of a NULL-terminated list.
- * @bad_wr: set to the first WR not queued when this fails.
+ * @bad_wr: set to the first WR not queued when this fails; may be NULL.
  *
  * Context: any.
  * Return: as xqp_post_send().
@@ -75,7 +82,9 @@ extern "C" int xqp_post_recv(struct xqp_qp *qp, const struct xqp_recv_wr *wr,
 	RealQp *real = real_of(qp);
 	xqp_device *dev = real->dev;
 	int ret = usable(dev, &xqp_device_ops::post_recv);
+	const xqp_recv_wr *scratch;
 
+	bad_wr = bad_or(bad_wr, &scratch);
 	if (ret)
 		return refuse_first(wr, bad_wr, ret);
 	if (real->srq || real->type == XQP_QPT_XRC_INI || real->is_xrc_tgt() ||
@@ -88,7 +97,7 @@ extern "C" int xqp_post_recv(struct xqp_qp *qp, const struct xqp_recv_wr *wr,
  * xqp_post_srq_recv - queue receive work requests on an SRQ.
  * @srq: the SRQ (basic or XRC).
  * @wr: the first WR of a NULL-terminated list.
- * @bad_wr: set to the first WR not queued when this fails.
+ * @bad_wr: set to the first WR not queued when this fails; may be NULL.
  *
  * Context: any.
  * Return: 0, -EINVAL (too many SGEs), -ENOMEM (full), -EIO, -EOPNOTSUPP.
@@ -98,7 +107,9 @@ extern "C" int xqp_post_srq_recv(struct xqp_srq *srq, const struct xqp_recv_wr *
 {
 	xqp_device *dev = srq->dev;
 	int ret = usable(dev, &xqp_device_ops::post_srq_recv);
+	const xqp_recv_wr *scratch;
 
+	bad_wr = bad_or(bad_wr, &scratch);
 	if (ret || !srq->drv)
 		return refuse_first(wr, bad_wr, ret ? ret : -XQP_EIO);
 	return dev->ops->post_srq_recv(dev->drv, srq->drv, wr, bad_wr);

@@ -597,6 +597,41 @@ TEST_F(Traffic, SrqLimitFiresOnceAndSrqsShareReceives)
  * hold is refused before the SRQ is resized (the driver used to resize
  * first and then refuse the limit, returning -EINVAL with the SRQ resized).
  */
+/*
+ * A kernel client may pass no bad_wr (ib_post_send() and friends take NULL):
+ * the driver refusing a WR in a list must not write through it.
+ */
+TEST_F(Traffic, PostsTakeNoBadWr)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	xqp_sge s = a.sge(0, 16);
+	xqp_send_wr w[2] = {wr(XQP_WR_SEND, &s, 1, 1), wr(XQP_WR_SEND, &s, 1, 2)};
+	w[0].next = &w[1];
+	w[1].send_flags = 0x4000;	/* no such flag: the driver refuses WR 1 */
+	ASSERT_EQ(post_recv(qb, 7, b.sge(0, 64)), 0);
+	EXPECT_EQ(xqp_post_send(qa, w, nullptr), -XQP_EINVAL);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);	/* WR 0 was queued */
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+
+	xqp_sge many[8];
+	for (xqp_sge &m : many)
+		m = b.sge(0, 8);
+	xqp_recv_wr r = {};
+	r.sg_list = many;
+	r.num_sge = 8;	/* more than max_recv_sge 4: refused by the driver */
+	EXPECT_EQ(xqp_post_recv(qb, &r, nullptr), -XQP_EINVAL);
+
+	xqp_srq_init_attr si = {};
+	si.attr.max_wr = 4;
+	si.attr.max_sge = 1;
+	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	ASSERT_FALSE(xqp_is_err(srq));
+	srqs_.push_back(srq);
+	r.num_sge = 2;
+	EXPECT_EQ(xqp_post_srq_recv(srq, &r, nullptr), -XQP_EINVAL);
+}
+
 TEST_F(Traffic, FailedModifySrqChangesNothing)
 {
 	xqp_srq_init_attr si = {};
