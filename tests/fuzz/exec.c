@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -1487,6 +1488,88 @@ static int raw(struct ufile *f, const struct fz_op *op)
 	return write(f->fd, buf, len) < 0 ? errno : 0;
 }
 
+/*
+ * FZ_AUX_FD: the file paths of the event files other than a non-blocking
+ * read. a[0] picks the async fd or a completion channel (a[1]); a[2] % 5:
+ * poll() (0 or 1 ms), epoll (registered, waited on, taken off again or
+ * left for the epoll instance's close), O_ASYNC on or off (SIGIO is
+ * ignored), /proc/self/fdinfo, or a blocking read that a 2 ms timer
+ * interrupts when nothing comes (SIGALRM is caught without SA_RESTART).
+ */
+static int aux_fd(struct ufile *f, const struct fz_op *op)
+{
+	const uint8_t *a = op->a;
+	int fd = a[0] % 2 || !f->ncomp ? f->async_fd : f->comp[a[1] % f->ncomp];
+	char buf[256];
+	int ret = 0, ep;
+
+	if (fd < 0)
+		return EBADF;
+	count();
+	switch (a[2] % 5) {
+	case 0: {
+		struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT | POLLPRI };
+
+		return poll(&p, 1, a[3] & 1) < 0 ? errno : 0;
+	}
+	case 1: {
+		struct epoll_event ev = { .events = EPOLLIN | (a[3] & 2 ? EPOLLET : 0) };
+
+		ep = epoll_create1(EPOLL_CLOEXEC);
+		if (ep < 0)
+			return errno;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+			ret = errno;
+		else if (epoll_wait(ep, &ev, 1, a[3] & 1) < 0)
+			ret = errno;
+		if (a[3] & 4)
+			epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+		close(ep);
+		return ret;
+	}
+	case 2: {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0)
+			return errno;
+		fcntl(fd, F_SETOWN, getpid());
+		return fcntl(fd, F_SETFL, a[3] & 1 ? fl | O_ASYNC : fl & ~O_ASYNC) < 0 ? errno : 0;
+	}
+	case 3: {
+		int k, fi;
+
+		snprintf(buf, sizeof(buf), "/proc/self/fdinfo/%d", fd);
+		fi = open(buf, O_RDONLY | O_CLOEXEC);
+		if (fi < 0)
+			return errno;
+		k = (int)read(fi, buf, sizeof(buf));
+		close(fi);
+		return k < 0 ? errno : 0;
+	}
+	default: {
+		/* this thread's own timer (FZ_RACE has two), every 2 ms until deleted */
+		struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM };
+		struct itimerspec t = { .it_value = { .tv_nsec = 2000000 },
+					.it_interval = { .tv_nsec = 2000000 } };
+		int fl = fcntl(fd, F_GETFL);
+		timer_t timer;
+
+		if (fl < 0)
+			return errno;
+		sev._sigev_un._tid = gettid();	/* glibc 2.36 names no accessor */
+		if (timer_create(CLOCK_MONOTONIC, &sev, &timer) < 0)
+			return errno;
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		timer_settime(timer, 0, &t, NULL);
+		if (read(fd, buf, a[3] % 4 ? 16 * (1 + a[3] % 4) : 7) < 0)
+			ret = errno;
+		timer_delete(timer);
+		fcntl(fd, F_SETFL, fl);
+		return ret;
+	}
+	}
+}
+
 /* ---- one op ----------------------------------------------------------------- */
 
 static const uint32_t qp_states_mask[7][5] = {
@@ -1855,6 +1938,8 @@ static int run_op(struct actor *ac, const struct fz_op *op)
 		return connect_op(ac, f, op);
 	case FZ_SETUP:
 		return setup_op(ac, f, op);
+	case FZ_AUX_FD:
+		return aux_fd(f, op);
 	}
 	return 0;
 }
@@ -2103,15 +2188,23 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
 	raise(sig);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only to interrupt a blocking read (FZ_AUX_FD) */
+}
+
 static void fork_server(int in, int out)
 {
 	static struct fz_prog p;
 	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK };
+	struct sigaction alarm = { .sa_handler = on_alarm };	/* no SA_RESTART */
 
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGILL, &sa, NULL);
 	sigaction(SIGFPE, &sa, NULL);
+	sigaction(SIGALRM, &alarm, NULL);
+	signal(SIGIO, SIG_IGN);		/* O_ASYNC event files signal their owner */
 	setpgid(0, 0);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	nl_family = nl_resolve();

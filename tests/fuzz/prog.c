@@ -21,7 +21,7 @@ const char *const fz_kind_name[FZ_OP_COUNT] = {
 	"open_xrcd", "close_xrcd", "open_qp",
 	"read_async", "read_comp", "close_aux", "raise_event", "inject",
 	"raw", "fork", "kill", "race",
-	"connect", "setup", "nl_res",
+	"connect", "setup", "nl_res", "aux_fd",
 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -59,7 +59,7 @@ static const uint8_t weight[FZ_OP_COUNT] = {
 	[FZ_CLOSE_XRCD] = 2, [FZ_OPEN_QP] = 6, [FZ_READ_ASYNC] = 2,
 	[FZ_READ_COMP] = 2, [FZ_CLOSE_AUX] = 1, [FZ_RAISE_EVENT] = 2,
 	[FZ_INJECT] = 1, [FZ_RAW] = 3, [FZ_FORK] = 2, [FZ_KILL] = 1, [FZ_RACE] = 1,
-	[FZ_CONNECT] = 3, [FZ_SETUP] = 4, [FZ_NL_RES] = 2,
+	[FZ_CONNECT] = 3, [FZ_SETUP] = 4, [FZ_NL_RES] = 2, [FZ_AUX_FD] = 2,
 };
 
 static uint8_t pick_kind(void)
