@@ -59,8 +59,10 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	bool alive() const { return !dead.load(); }
 	void get() { refs.inc(); }
 	void put();
-	/* Returns the object's resource id (res.h): device-unique, increasing. */
-	/* Lists @n; gives *@res_id its number first, under the lock a walk holds. */
+	/*
+	 * Lists @n; first gives *@res_id the object's resource id (res.h:
+	 * device-unique, increasing), under the lock a walk holds.
+	 */
 	void track(xqp::ListNode *n, xqp::RcuList xqp_device_objects::*list,
 		   xqp::u32 *res_id = nullptr);
 	void untrack(xqp::ListNode *n);
