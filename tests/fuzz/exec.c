@@ -267,8 +267,15 @@ static int cmd(int fd, uint32_t command, void *body, size_t len, uint32_t out_wo
 
 		memcpy(buf + 8, &to, 8);
 	}
-	if (op->a[12] >= 0xf0 && op->a[12] < 0xf8 && len)
-		buf[8 + op->a[11] % len] ^= (uint8_t)(1u << (op->a[10] & 7));
+	/*
+	 * A body bit flipped, never in the response address of a command that
+	 * has a response: the device would write it into the fuzzer's stack.
+	 */
+	if (op->a[12] >= 0xf0 && op->a[12] < 0xf8 && len > 8 * !!out_words) {
+		size_t skip = out_words ? 8 : 0;
+
+		buf[8 + skip + op->a[11] % (len - skip)] ^= (uint8_t)(1u << (op->a[10] & 7));
+	}
 	if (failing) {
 		char n[8];
 		int k = snprintf(n, sizeof(n), "%u", 1 + op->a[9] % 8u);
