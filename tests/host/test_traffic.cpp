@@ -66,6 +66,17 @@ protected:
 		connect_qp(*qa, type, lid(b), xqp_qp_num(*qb), true, 0xe, rnr_retry);
 		connect_qp(*qb, type, lid(a), xqp_qp_num(*qa), true, access, rnr_retry);
 	}
+	/* An SRQ on b's PD (@si's other fields as given), destroyed at TearDown. */
+	xqp_srq *make_srq(u32 max_wr, u32 max_sge, xqp_srq_init_attr si = {})
+	{
+		si.attr.max_wr = max_wr;
+		si.attr.max_sge = max_sge;
+		xqp_srq *s = xqp_create_srq(b.pd, &si);
+		EXPECT_FALSE(xqp_is_err(s)) << xqp_ptr_err(s);
+		if (!xqp_is_err(s))
+			srqs_.push_back(s);
+		return s;
+	}
 	void forget(xqp_qp *q)
 	{
 		for (auto it = qps_.begin(); it != qps_.end(); ++it)
@@ -535,12 +546,8 @@ TEST_F(Traffic, ModifyToErrFlushesReceivesAndReportsLastWqeOnSrqQps)
 	EXPECT_EQ(r[0].status, XQP_WC_WR_FLUSH_ERR);
 	EXPECT_EQ(r[1].wr_id, 2u);
 
-	xqp_srq_init_attr si = {};
-	si.attr.max_wr = 8;
-	si.attr.max_sge = 1;
-	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	xqp_srq *srq = make_srq(8, 1);
 	ASSERT_FALSE(xqp_is_err(srq));
-	srqs_.push_back(srq);
 	Events ev;
 	xqp_qp *qs = qp(b, XQP_QPT_RC, srq, 4, 1, 0, XQP_SIGNAL_REQ_WR, &ev);
 	connect_qp(qs, XQP_QPT_RC, lid(a), 99);
@@ -553,13 +560,10 @@ TEST_F(Traffic, SrqLimitFiresOnceAndSrqsShareReceives)
 {
 	xqp_srq_init_attr si = {};
 	Events sev;
-	si.attr.max_wr = 8;
-	si.attr.max_sge = 1;
 	si.event_handler = Events::on;
 	si.srq_context = &sev;
-	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	xqp_srq *srq = make_srq(8, 1, si);
 	ASSERT_FALSE(xqp_is_err(srq));
-	srqs_.push_back(srq);
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(post_srq_recv(srq, 10 + i, b.sge(64 * i, 64)), 0);
 	xqp_srq_attr sa = {};
@@ -622,24 +626,16 @@ TEST_F(Traffic, PostsTakeNoBadWr)
 	r.num_sge = 8;	/* more than max_recv_sge 4: refused by the driver */
 	EXPECT_EQ(xqp_post_recv(qb, &r, nullptr), -XQP_EINVAL);
 
-	xqp_srq_init_attr si = {};
-	si.attr.max_wr = 4;
-	si.attr.max_sge = 1;
-	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	xqp_srq *srq = make_srq(4, 1);
 	ASSERT_FALSE(xqp_is_err(srq));
-	srqs_.push_back(srq);
 	r.num_sge = 2;
 	EXPECT_EQ(xqp_post_srq_recv(srq, &r, nullptr), -XQP_EINVAL);
 }
 
 TEST_F(Traffic, FailedModifySrqChangesNothing)
 {
-	xqp_srq_init_attr si = {};
-	si.attr.max_wr = 8;
-	si.attr.max_sge = 1;
-	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	xqp_srq *srq = make_srq(8, 1);
 	ASSERT_FALSE(xqp_is_err(srq));
-	srqs_.push_back(srq);
 	xqp_srq_attr sa = {};
 	ASSERT_EQ(xqp_query_srq(srq, &sa), 0);
 	const u32 size = sa.max_wr;
@@ -828,12 +824,8 @@ TEST_F(Traffic, EachDataPathOpFailsOnceWithTheInjectedErrno)
 {
 	xqp_qp *qa, *qb;
 	pair(XQP_QPT_RC, &qa, &qb);
-	xqp_srq_init_attr si = {};
-	si.attr.max_wr = 8;
-	si.attr.max_sge = 1;
-	xqp_srq *srq = xqp_create_srq(b.pd, &si);
+	xqp_srq *srq = make_srq(8, 1);
 	ASSERT_FALSE(xqp_is_err(srq));
-	srqs_.push_back(srq);
 	xqp_soft_count_data_path(soft_, 1);
 	xqp_soft_count_data_path(soft2_, 1);
 
