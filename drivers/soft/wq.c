@@ -244,8 +244,10 @@ int soft_post_send(void *drv, void *drv_qp, const struct xqp_send_wr *wr,
 		*bad_wr = wr;	/* nothing queued */
 		return err;
 	}
-	if (!soft_owns(drv, qp))
+	if (!soft_owns(drv, qp)) {
+		*bad_wr = wr;	/* another device's QP: nothing queued */
 		return -XQP_EINVAL;
+	}
 	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
 	if (state < XQP_QPS_RTS) {
 		*bad_wr = wr;
@@ -321,8 +323,10 @@ int soft_post_recv(void *drv, void *drv_qp, const struct xqp_recv_wr *wr,
 		*bad_wr = wr;	/* nothing queued */
 		return err;
 	}
-	if (!soft_owns(drv, qp))
+	if (!soft_owns(drv, qp)) {
+		*bad_wr = wr;	/* another device's QP: nothing queued */
 		return -XQP_EINVAL;
+	}
 	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
 	if (state == XQP_QPS_RESET || !soft_qp_has_rq(qp)) {
 		*bad_wr = wr;
@@ -345,8 +349,10 @@ int soft_post_srq_recv(void *drv, void *drv_srq, const struct xqp_recv_wr *wr,
 		*bad_wr = wr;	/* nothing queued */
 		return err;
 	}
-	if (!soft_owns(drv, srq))
+	if (!soft_owns(drv, srq)) {
+		*bad_wr = wr;	/* another device's SRQ: nothing queued */
 		return -XQP_EINVAL;
+	}
 	return soft_post_ring(&srq->ring, srq->attr.max_sge, wr, bad_wr);
 }
 

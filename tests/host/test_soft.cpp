@@ -502,6 +502,43 @@ TEST_F(Soft, QpTypesAndFlags)
 	EXPECT_EQ(counts().qp, 0u);
 }
 
+/* A post to another device's QP or SRQ queues nothing and names its first WR (as bad). */
+TEST_F(Soft, PostToAnotherDevicesQueueNamesTheFirstWr)
+{
+	xqp_soft *other = xqp_soft_create("xqp_soft_other", nullptr);
+	ASSERT_FALSE(xqp_is_err(other));
+	void *p = pd();
+	Qp q = qp();
+	xqp_srq_init_attr init = {};
+	init.srq_type = XQP_SRQT_BASIC;
+	init.attr = { 16, 1, 0 };
+	void *srq = nullptr;
+	xqp_u32 srqn = 0;
+	ASSERT_EQ(ops_->create_srq(soft_, p, nullptr, nullptr, &init, &srq, &srqn, nullptr), 0);
+
+	xqp_send_wr s[2] = {};
+	s[0].next = &s[1];
+	const xqp_send_wr *sbad = nullptr;
+	EXPECT_EQ(ops_->post_send(other, q.drv, s, &sbad), -XQP_EINVAL);
+	EXPECT_EQ(sbad, &s[0]);
+	xqp_recv_wr r[2] = {};
+	r[0].next = &r[1];
+	const xqp_recv_wr *rbad = nullptr;
+	EXPECT_EQ(ops_->post_recv(other, q.drv, r, &rbad), -XQP_EINVAL);
+	EXPECT_EQ(rbad, &r[0]);
+	rbad = nullptr;
+	EXPECT_EQ(ops_->post_srq_recv(other, srq, r, &rbad), -XQP_EINVAL);
+	EXPECT_EQ(rbad, &r[0]);
+	/* the core never does this: each one warns */
+	EXPECT_EQ(xqp_host_warn_count(), warns_before_ + 3);
+	warns_before_ += 3;
+
+	EXPECT_EQ(ops_->destroy_srq(soft_, srq), 0);
+	destroy(q);
+	EXPECT_EQ(ops_->dealloc_pd(soft_, p), 0);
+	xqp_soft_destroy(other);
+}
+
 TEST_F(Soft, QpAllocationFailuresLeaveNothing)
 {
 	long base = xqp_host_live_allocs();
