@@ -17,6 +17,12 @@
  *                send list refused at its third WR), then a UC pair
  *                (RDMA_WRITE_WITH_IMM, a list one WR longer than the send
  *                queue: refused when it is full), polls, teardown.
+ *   traffic_deferred an RC pair with retries: a CQ overrun (CQ_ERR), posts
+ *                with IRQs off (executed on the work queue), an RNR NAK
+ *                retried once then RNR_RETRY_EXC_ERR, a post to the QP in
+ *                ERR (flushed), a QP with no responder retransmitting once
+ *                (RETRY_EXC_ERR), another retransmitting for ever,
+ *                destroyed while it waits.
  *
  * Deterministic runs: a WR posted from a context that may sleep (the KUnit
  * kthread) executes in the poster, completions included
@@ -24,9 +30,15 @@
  * and its data moved, so a poll step polls once and waits for nothing, and
  * every allocation the execution makes is the task's, where fail-nth sees
  * it. Receives are posted before the sends that need them, and the
- * requesters retry nothing (rnr_retry 0, retry_cnt 0): a send that finds
- * no receive or no responder, as in a run whose post_recv or modify_qp was
- * failed, completes with an error at once instead of on a timer.
+ * requesters of the first three programs retry nothing (rnr_retry 0,
+ * retry_cnt 0): a send that finds no receive or no responder, as in a run
+ * whose post_recv or modify_qp was failed, completes with an error at once
+ * instead of on a timer. What does run on the work queue (traffic_deferred:
+ * posts with IRQs off, RNR and ACK-timeout retries) is waited for without a
+ * driver op: its post step waits until the completion handler of its CQ,
+ * armed by the step before, has run (FT_WAIT), so every run makes the same
+ * op calls and the same allocations on the task; what the work queue
+ * allocates is not swept.
  *
  * A step whose objects are missing (their create failed) is not run
  * (FS_RC_DEAD_SLOT); the others run on, so the steps after a failure are
@@ -42,6 +54,7 @@
  * buffers: a post that returned 0 but moved nothing differs from the clean
  * run at the next poll.
  */
+#include <linux/delay.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -55,6 +68,7 @@
 #define FT_QKEY		0x11111111
 #define FT_NOUT		36
 #define FT_POLL		8	/* completions one poll step takes at most */
+#define FT_WAIT_MS	2000	/* FT_WAIT: a clean run's handler comes long before */
 #define FT_CQE		16
 #define FT_ACCESS	(XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_REMOTE_WRITE | \
 			 XQP_ACCESS_REMOTE_READ | XQP_ACCESS_REMOTE_ATOMIC)
@@ -74,11 +88,11 @@ enum ft_op {
 	FT_DEALLOC_PD,		/* d */
 	FT_REG_MR,		/* d: its buffer on its PD */
 	FT_DEREG_MR,		/* d */
-	FT_CREATE_CQ,		/* c on d, with handlers */
+	FT_CREATE_CQ,		/* c on d, with handlers; .n entries (0: FT_CQE) */
 	FT_DESTROY_CQ,		/* c */
 	FT_NOTIFY_CQ,		/* c: NEXT_COMP */
 	FT_RESIZE_CQ,		/* c to .n */
-	FT_POLL_CQ,		/* c: once, up to FT_POLL; .n expected (clean run) */
+	FT_POLL_CQ,		/* c: once, up to FT_POLL; .n expected, each .st, .k CQ events by then (clean run) */
 	FT_QUERY_DEVICE,	/* d */
 	FT_QUERY_PORT,		/* d */
 	FT_QUERY_GID,		/* d: index 0 */
@@ -93,10 +107,10 @@ enum ft_op {
 	FT_DESTROY_QP,		/* q */
 	FT_TO_INIT,		/* q */
 	FT_TO_RTR,		/* q toward q2 */
-	FT_TO_RTS,		/* q */
+	FT_TO_RTS,		/* q; .k retries: 0 none, 1 one, -1 for ever */
 	FT_POST_RECV,		/* q: two receives at FT_B_RECV */
 	FT_POST_SRQ_RECV,	/* two receives at FT_B_SRQ + .n * 64 */
-	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI, to q2 for UD), .flags, .len */
+	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI, to q2 for UD), .flags, .len, .how */
 	FT_POST_LIST,		/* q: SENDs, WR .k invalid; .k < 0: one more than the SQ holds */
 	FT_CREATE_AH,		/* on d's PD toward the other device */
 	FT_DESTROY_AH,
@@ -120,8 +134,14 @@ struct ft_step {
 	u16 n;
 	u8 flags;		/* FT_POST_SEND: send_flags besides SIGNALED */
 	u8 len;			/* FT_POST_SEND: bytes sent (0: FT_MSG) */
-	s8 k;			/* FT_POST_LIST */
+	s8 k;			/* FT_POST_LIST; FT_TO_RTS; FT_POLL_CQ */
+	u8 how;			/* FT_POST_SEND: FT_IRQS_OFF, FT_WAIT */
+	u8 st;			/* FT_POLL_CQ: the clean run's status (enum xqp_wc_status) */
 };
+
+/* How FT_POST_SEND posts. */
+#define FT_IRQS_OFF	1	/* under a spinlock with IRQs off: run on the work queue */
+#define FT_WAIT		2	/* then until the handler of its CQ (armed) has run */
 
 /* A program: its steps and what one is called. */
 struct ft_prog {
@@ -135,8 +155,15 @@ struct ft_obs {
 	u32 drv[2][6];		/* xqp_soft_counts of A, B: pd cq xrcd srq qp mr */
 	u32 held;		/* bit per object the program holds */
 	u32 comps[FT_NC];	/* completion handler calls */
-	u32 events;		/* QP, SRQ and CQ async events */
+	u32 cq_events[FT_NC];	/* CQ async events (overruns) */
+	u32 events;		/* QP and SRQ async events */
 	u32 hash[2];		/* of A's and B's buffer */
+};
+
+/* What a CQ's handlers count (its cq_context). */
+struct ft_cq_ctx {
+	atomic_t comps;
+	atomic_t events;
 };
 
 struct ft_ctx {
@@ -150,16 +177,24 @@ struct ft_ctx {
 	struct xqp_srq *srq;
 	struct xqp_qp *qp[FT_NQ];
 	u32 qpn[FT_NQ];
+	s8 qcq[FT_NQ];		/* the CQ a QP was made with */
 	u32 sq_slots[FT_NQ];	/* the granted max_send_wr */
 	struct xqp_ah *ah;
 	struct xqp_send_wr list[FT_LIST];	/* FT_POST_LIST's WRs */
-	atomic_t comps[FT_NC];
+	struct ft_cq_ctx cqc[FT_NC];
+	bool armed[FT_NC];	/* req_notify_cq succeeded, its handler not seen yet */
+	spinlock_t irqs_off;	/* FT_IRQS_OFF posts under it */
 	atomic_t events;
 };
 
 static void ft_comp(struct xqp_cq *cq, void *ctx)
 {
-	atomic_inc(ctx);
+	atomic_inc(&((struct ft_cq_ctx *)ctx)->comps);
+}
+
+static void ft_cq_event(struct xqp_event *ev, void *ctx)
+{
+	atomic_inc(&((struct ft_cq_ctx *)ctx)->events);
 }
 
 static void ft_event(struct xqp_event *ev, void *ctx)
@@ -214,6 +249,7 @@ static void *ft_setup(struct kunit *test, const struct fs_prog *p)
 		}
 		t->dev[d] = xqp_soft_device(t->soft[d]);
 	}
+	spin_lock_init(&t->irqs_off);
 	for (i = 0; i < FT_MSG; i++)
 		t->buf[0][FT_A_SRC + i] = (char)('a' + i % 26);
 	memcpy(t->buf[1] + FT_B_ATOMIC, &five, sizeof(five));
@@ -233,6 +269,18 @@ static struct xqp_sge ft_sge(struct ft_ctx *t, int d, u32 off, u32 len)
 {
 	return (struct xqp_sge){ .addr = (uintptr_t)(t->buf[d] + off), .length = len,
 				 .lkey = xqp_mr_lkey(t->mr[d]) };
+}
+
+/*
+ * A requester's retries: 0 none (nobody there or no receive: fail now, not
+ * on a timer); 1 one of each, after 8 us (ACK timeout 1) or the
+ * responder's RNR timer; -1 for ever (timeout 0, rnr_retry 7).
+ */
+static void ft_retries(s8 k, struct xqp_qp_attr *a)
+{
+	a->timeout = k ? (k > 0 ? 1 : 0) : 14;
+	a->retry_cnt = k ? (k > 0 ? 1 : 7) : 0;
+	a->rnr_retry = k ? (k > 0 ? 1 : 7) : 0;
 }
 
 /*
@@ -284,9 +332,7 @@ static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 		a.qp_state = XQP_QPS_RTS;
 		if (type == XQP_QPT_UD || type == XQP_QPT_UC)
 			return xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_SQ_PSN);
-		a.timeout = 14;
-		a.retry_cnt = 0;	/* nobody there: fail now, not on a timer */
-		a.rnr_retry = 0;	/* no receive: the same */
+		ft_retries(s->k, &a);
 		a.max_rd_atomic = 1;
 		mask = XQP_QP_STATE | XQP_QP_SQ_PSN | XQP_QP_TIMEOUT | XQP_QP_RETRY_CNT |
 		       XQP_QP_RNR_RETRY | XQP_QP_MAX_QP_RD_ATOMIC;
@@ -329,6 +375,7 @@ static int ft_create_qp(struct ft_ctx *t, const struct ft_step *s)
 		return PTR_ERR(qp);
 	t->qp[s->q] = qp;
 	t->qpn[s->q] = xqp_qp_num(qp);
+	t->qcq[s->q] = s->type == XQP_QPT_XRC_TGT ? -1 : s->c;
 	t->sq_slots[s->q] = init.cap.max_send_wr;
 	return 0;
 }
@@ -390,6 +437,45 @@ static bool ft_ud_dest(struct ft_ctx *t, const struct ft_step *s, struct xqp_sen
 	return true;
 }
 
+/* Posts @wr on q; with FT_IRQS_OFF, as a client under its own IRQ-safe lock. */
+static int ft_post(struct ft_ctx *t, const struct ft_step *s, const struct xqp_send_wr *wr,
+		   const struct xqp_send_wr **bad)
+{
+	unsigned long flags;
+	int rc;
+
+	if (!(s->how & FT_IRQS_OFF))
+		return xqp_post_send(t->qp[s->q], wr, bad);
+	spin_lock_irqsave(&t->irqs_off, flags);
+	rc = xqp_post_send(t->qp[s->q], wr, bad);
+	spin_unlock_irqrestore(&t->irqs_off, flags);
+	return rc;
+}
+
+/*
+ * FT_WAIT: until the completion handler of q's CQ has run since it read
+ * @before, if that CQ is armed; no driver op is called meanwhile, so every
+ * run makes the same calls. -ETIMEDOUT if it has not after FT_WAIT_MS: a
+ * WR the device took always completes (a send queue below RTS takes
+ * none), but a full CQ loses the completion, as in a run whose poll
+ * failed; in a clean run, or before a run's first failure, it is reported.
+ */
+static int ft_wait(struct ft_ctx *t, const struct ft_step *s, int before)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(FT_WAIT_MS);
+	int c = t->qcq[s->q];
+
+	if (c < 0 || !t->armed[c])
+		return 0;
+	while (atomic_read(&t->cqc[c].comps) == before) {
+		if (time_after(jiffies, until))
+			return -ETIMEDOUT;
+		usleep_range(100, 500);
+	}
+	t->armed[c] = false;
+	return 0;
+}
+
 /* One signaled WR of @s->opcode from q to its peer on the other device. */
 static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs *o)
 {
@@ -403,8 +489,8 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		.imm_data = 0x1234 + s->opcode,
 	};
 	const struct xqp_send_wr *bad = NULL;
+	int rc, c = t->qcq[s->q], before;
 	struct xqp_sge sge;
-	int rc;
 
 	if (!t->mr[peer])
 		return FS_RC_DEAD_SLOT;
@@ -440,10 +526,13 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		break;
 	}
 	wr.sg_list = &sge;
-	rc = xqp_post_send(t->qp[s->q], &wr, &bad);
+	before = c >= 0 ? atomic_read(&t->cqc[c].comps) : 0;
+	rc = ft_post(t, s, &wr, &bad);
 	if (rc && bad != &wr)
 		return 2000;	/* not an errno: the judge reports it */
-	return rc;
+	if (rc || !(s->how & FT_WAIT))
+		return rc;
+	return ft_wait(t, s, before);
 }
 
 /*
@@ -585,6 +674,8 @@ static bool ft_ready(const struct ft_ctx *t, const struct ft_step *s)
 		return t->srq;
 	case FT_POST_SRQ_RECV:
 		return t->srq && t->mr[1];
+	case FT_CREATE_QP:
+		return !t->qp[s->q];	/* its destroy failed: not made over it */
 	case FT_DESTROY_QP:
 	case FT_TO_INIT:
 	case FT_TO_RTR:
@@ -605,7 +696,9 @@ static bool ft_ready(const struct ft_ctx *t, const struct ft_step *s)
 static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 {
 	const struct ft_step *s = ft_step_of(p, i);
-	struct xqp_cq_init_attr ca = { .cqe = FT_CQE, .comp_handler = ft_comp };
+	struct xqp_cq_init_attr ca = {
+		.cqe = s->n ? s->n : FT_CQE, .comp_handler = ft_comp, .event_handler = ft_cq_event,
+	};
 	struct ft_ctx *t = ctx;
 	struct ft_obs *o = obs;
 	struct xqp_ah_attr ah = {
@@ -627,7 +720,7 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 	case FT_DEREG_MR:
 		return dx_free(t->mr[s->d], xqp_dereg_mr(t->mr[s->d]));
 	case FT_CREATE_CQ:
-		ca.cq_context = &t->comps[s->c];
+		ca.cq_context = &t->cqc[s->c];
 		rc = dx_keep(t->cq[s->c], xqp_create_cq_attr(t->dev[s->d], &ca));
 		if (!rc)
 			ft_out(o, xqp_cq_cqe(t->cq[s->c]));
@@ -635,7 +728,9 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 	case FT_DESTROY_CQ:
 		return dx_free(t->cq[s->c], xqp_destroy_cq(t->cq[s->c]));
 	case FT_NOTIFY_CQ:
-		return xqp_req_notify_cq(t->cq[s->c], XQP_CQ_NEXT_COMP);
+		rc = xqp_req_notify_cq(t->cq[s->c], XQP_CQ_NEXT_COMP);
+		t->armed[s->c] |= !rc;
+		return rc;
 	case FT_RESIZE_CQ:
 		rc = xqp_resize_cq(t->cq[s->c], s->n);
 		ft_out(o, xqp_cq_cqe(t->cq[s->c]));
@@ -704,7 +799,8 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 	}
 	for (k = 0; k < FT_NC; k++) {
 		o->held |= !!t->cq[k] << (4 + k);
-		o->comps[k] = atomic_read(&t->comps[k]);
+		o->comps[k] = atomic_read(&t->cqc[k].comps);
+		o->cq_events[k] = atomic_read(&t->cqc[k].events);
 	}
 	for (k = 0; k < FT_NQ; k++)
 		o->held |= !!t->qp[k] << (6 + k);
@@ -722,6 +818,7 @@ static bool ft_state_differs(char *buf, size_t len, const void *pa, const void *
 	FS_OBS_PART(buf, len, n, a, b, "driver-objects", drv);
 	FS_OBS_PART(buf, len, n, a, b, "held", held);
 	FS_OBS_PART(buf, len, n, a, b, "completion-handlers", comps);
+	FS_OBS_PART(buf, len, n, a, b, "cq-events", cq_events);
 	FS_OBS_PART(buf, len, n, a, b, "events", events);
 	FS_OBS_PART(buf, len, n, a, b, "data", hash);
 	return n;
@@ -782,9 +879,10 @@ static const char *ft_step_name(const struct fs_prog *p, unsigned int i)
 }
 
 /*
- * The clean run is itself a test of the data path: every step succeeded,
- * each poll took the completions its step expects, all successful, and
- * the handler of the armed CQ ran.
+ * The clean run is itself a test of the data path: every step succeeded
+ * (FT_WAIT: the handler ran), each poll took the completions its step
+ * expects, with the status it expects (success but where an error is the
+ * point), and the handler of the armed CQ ran.
  */
 static bool ft_clean_ok(struct kunit *test, const struct fs_prog *p, const int *rc,
 			const void *obs)
@@ -811,8 +909,13 @@ static bool ft_clean_ok(struct kunit *test, const struct fs_prog *p, const int *
 				   p->name, i, oi->out[0], s->n);
 			ok = false;
 		}
+		if (oi->cq_events[s->c] != s->k) {
+			KUNIT_FAIL(test, "%s: clean run, step %u: CQ %d has had %u async events, not %d",
+				   p->name, i, s->c, oi->cq_events[s->c], s->k);
+			ok = false;
+		}
 		for (k = 0; k < oi->out[0] && 1 + 4 * k + 3 < FT_NOUT; k++) {
-			if (oi->out[1 + 4 * k + 1] != XQP_WC_SUCCESS ||
+			if (oi->out[1 + 4 * k + 1] != s->st ||
 			    oi->out[1 + 4 * k + 3] < 0) {
 				KUNIT_FAIL(test, "%s: clean run, step %u: completion %d has status %d, byte_len %d",
 					   p->name, i, k, oi->out[1 + 4 * k + 1],
@@ -839,16 +942,20 @@ static const struct fs_prog_ops ft_ops = {
 #define A 0
 #define B 1
 
-/* QP qa on A (CQ 0) and qb on B (CQ 1) of type @qpt, made and taken to RTS toward each other. */
-#define FT_PAIR(qpt, qa, qb)							\
+/*
+ * QP qa on A (CQ 0) and qb on B (CQ 1) of type @qpt, made and taken to RTS
+ * toward each other, their requesters with @retries (ft_retries()).
+ */
+#define FT_PAIR_RETRY(qpt, qa, qb, retries)					\
 	{ FT_CREATE_QP, .d = A, .c = 0, .q = (qa), .type = (qpt) },		\
 	{ FT_CREATE_QP, .d = B, .c = 1, .q = (qb), .type = (qpt) },		\
 	{ FT_TO_INIT, .q = (qa) },						\
 	{ FT_TO_INIT, .q = (qb) },						\
 	{ FT_TO_RTR, .d = A, .q = (qa), .q2 = (qb) },				\
 	{ FT_TO_RTR, .d = B, .q = (qb), .q2 = (qa) },				\
-	{ FT_TO_RTS, .q = (qa) },						\
-	{ FT_TO_RTS, .q = (qb) }
+	{ FT_TO_RTS, .q = (qa), .k = (retries) },				\
+	{ FT_TO_RTS, .q = (qb), .k = (retries) }
+#define FT_PAIR(qpt, qa, qb)	FT_PAIR_RETRY(qpt, qa, qb, 0)
 
 /* RC between A (QP 0, CQ 0) and B (QP 1, CQ 1, armed), every opcode. */
 static const struct ft_step ft_rc_steps[] = {
@@ -972,7 +1079,76 @@ static const struct ft_step ft_ud_uc_steps[] = {
 	{ FT_DEALLOC_PD, .d = A },
 };
 
+/*
+ * What runs on the work queue, between A (QP 0, CQ 0 of 3 entries) and B
+ * (QP 1, CQ 1), an RC pair that retries once; each FT_WAIT post after a
+ * req_notify_cq of CQ 0. Then A's QP 2 toward B's QP 3, which stays in
+ * INIT: nobody answers.
+ */
+static const struct ft_step ft_deferred_steps[] = {
+	{ FT_ALLOC_PD, .d = A },
+	{ FT_ALLOC_PD, .d = B },
+	{ FT_REG_MR, .d = A },
+	{ FT_REG_MR, .d = B },
+	{ FT_CREATE_CQ, .d = A, .c = 0, .n = 3 },
+	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	FT_PAIR_RETRY(XQP_QPT_RC, 0, 1, 1),
+	/* a CQ overrun: four completions for three entries, one CQ_ERR */
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_WRITE },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_WRITE },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_WRITE },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_WRITE },
+	{ FT_POLL_CQ, .c = 0, .n = 3, .k = 1 },
+	/* posted with IRQs off: executed on the work queue */
+	{ FT_POST_RECV, .d = B, .q = 1 },
+	{ FT_NOTIFY_CQ, .c = 0 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND, .how = FT_IRQS_OFF | FT_WAIT },
+	{ FT_NOTIFY_CQ, .c = 0 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_READ, .how = FT_IRQS_OFF | FT_WAIT },
+	{ FT_NOTIFY_CQ, .c = 0 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND, .how = FT_IRQS_OFF | FT_WAIT },
+	{ FT_POLL_CQ, .c = 0, .n = 3, .k = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 2 },
+	/* no receive left: an RNR NAK, retried once after B's timer; QP 0 to ERR */
+	{ FT_NOTIFY_CQ, .c = 0 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND, .how = FT_WAIT },
+	{ FT_POLL_CQ, .c = 0, .n = 1, .st = XQP_WC_RNR_RETRY_EXC_ERR, .k = 1 },
+	/* a post to the QP in ERR is flushed */
+	{ FT_NOTIFY_CQ, .c = 0 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND, .how = FT_IRQS_OFF | FT_WAIT },
+	{ FT_POLL_CQ, .c = 0, .n = 1, .st = XQP_WC_WR_FLUSH_ERR, .k = 1 },
+	/* nobody answers: retransmitted once after the ACK timeout */
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = 2, .type = XQP_QPT_RC },
+	{ FT_CREATE_QP, .d = B, .c = 1, .q = 3, .type = XQP_QPT_RC },
+	{ FT_TO_INIT, .q = 2 },
+	{ FT_TO_INIT, .q = 3 },
+	{ FT_TO_RTR, .d = A, .q = 2, .q2 = 3 },
+	{ FT_TO_RTS, .q = 2, .k = 1 },
+	{ FT_NOTIFY_CQ, .c = 0 },
+	{ FT_POST_SEND, .d = A, .q = 2, .opcode = XQP_WR_RDMA_WRITE, .how = FT_WAIT },
+	{ FT_POLL_CQ, .c = 0, .n = 1, .st = XQP_WC_RETRY_EXC_ERR, .k = 1 },
+	/* retransmitted for ever: destroyed while it waits for the ACK timeout */
+	{ FT_DESTROY_QP, .q = 2 },
+	{ FT_CREATE_QP, .d = A, .c = 0, .q = 2, .type = XQP_QPT_RC },
+	{ FT_TO_INIT, .q = 2 },
+	{ FT_TO_RTR, .d = A, .q = 2, .q2 = 3 },
+	{ FT_TO_RTS, .q = 2, .k = -1 },
+	{ FT_POST_SEND, .d = A, .q = 2, .opcode = XQP_WR_RDMA_WRITE },
+	{ FT_DESTROY_QP, .q = 2 },
+	{ FT_POLL_CQ, .c = 0, .n = 0, .k = 1 },
+	{ FT_DESTROY_QP, .q = 3 },
+	{ FT_DESTROY_QP, .q = 1 },
+	{ FT_DESTROY_QP, .q = 0 },
+	{ FT_DEREG_MR, .d = B },
+	{ FT_DEREG_MR, .d = A },
+	{ FT_DESTROY_CQ, .c = 1 },
+	{ FT_DESTROY_CQ, .c = 0 },
+	{ FT_DEALLOC_PD, .d = B },
+	{ FT_DEALLOC_PD, .d = A },
+};
+
 #undef FT_PAIR
+#undef FT_PAIR_RETRY
 #undef A
 #undef B
 
@@ -991,8 +1167,9 @@ static const struct ft_step ft_ud_uc_steps[] = {
 FT_PROG(rc);
 FT_PROG(xrc);
 FT_PROG(ud_uc);
+FT_PROG(deferred);
 
 const struct fs_prog *const fs_traffic_progs[] = {
-	&fs_traffic_rc, &fs_traffic_xrc, &fs_traffic_ud_uc,
+	&fs_traffic_rc, &fs_traffic_xrc, &fs_traffic_ud_uc, &fs_traffic_deferred,
 };
 const unsigned int fs_traffic_nprogs = ARRAY_SIZE(fs_traffic_progs);
