@@ -18,14 +18,16 @@
  *   FUZZ-NEW HEX            a program that reached new coverage (the corpus)
  *   FUZZ-CRASH KIND HEX     the program after which the kernel log had a
  *                           splat (KIND splat: with --procs, also those
- *                           running meanwhile) or that hung (KIND hang)
+ *                           running meanwhile), that hung (KIND hang) or
+ *                           whose executor died of a signal (KIND death:
+ *                           a fault of the fuzzer's own, or the kernel
+ *                           wrote where it must not; the fuzzing goes on)
  *   FUZZ-SPLAT LINE         the log line that matched
- *   FUZZ-DEATH HEX          a program whose executor died of a signal
  *   FUZZ-STATS key=value... progress every 30 s and once at the end
  *   FUZZ-PROF phase|op NAME seconds= calls= mean_us=   where the time went
  *   FUZZ-COV MOD SEC OFFS   the PCs reached, as offsets into each section
  *   FUZZ-REPLAY PASS|FAIL FILE
- * Exit status: 0, 1 on a splat or hang, 2 on usage errors.
+ * Exit status: 0, 1 on a splat, hang or death, 2 on usage errors.
  * XQP_FUZZ_VERBOSE=1 prints every op and its result (for reproducers).
  */
 #define _GNU_SOURCE
@@ -152,9 +154,9 @@ static int finish(int proc, int ret, int *fresh)
 
 	busy[proc] = 0;
 	programs++;
-	if (ret > 0) {		/* not a kernel splat by itself: printed, counted */
+	if (ret > 0) {		/* not a kernel splat by itself: saved, counted, fuzzing on */
 		deaths++;
-		print_prog("FUZZ-DEATH", &inflight[proc]);
+		print_prog("FUZZ-CRASH death", &inflight[proc]);
 	}
 	t = now();
 	*fresh = fz_cover_collect(proc);
@@ -306,7 +308,7 @@ static int fuzz(uint64_t seed, long max_programs, double duration, const char *c
 	stats("final", t0);
 	fz_prof_report();
 	fz_cover_report();
-	return 0;
+	return deaths ? 1 : 0;
 crashed:
 	stats("final", t0);
 	fz_prof_report();
@@ -319,6 +321,7 @@ static int replay(int argc, char **argv)
 	int i, failed = 0, fresh;
 
 	for (i = 0; i < argc; i++) {
+		long died = deaths;
 		struct fz_prog p;
 
 		if (fz_load_file(&p, argv[i])) {
@@ -331,6 +334,9 @@ static int replay(int argc, char **argv)
 			       splat_line[0] ? splat_line : "hang");
 			failed++;
 			splat_line[0] = 0;
+		} else if (deaths != died) {
+			printf("FUZZ-REPLAY FAIL %s: the executor died of a signal\n", argv[i]);
+			failed++;
 		} else {
 			printf("FUZZ-REPLAY PASS %s (%d ops)\n", argv[i], p.n);
 		}
