@@ -3,7 +3,7 @@
  * xqp-acceptance: runs every case against xqp's char device and, when
  * given, against Linux's, and compares.
  *
- *   xqp-acceptance [-v] [-c CASE] [-r MODULE] [-f MAX] XQP_DEV [LINUX_DEV]
+ *   xqp-acceptance [-v] [-c CASE] [-r MODULE] [-f MAX | -n N] XQP_DEV [LINUX_DEV]
  *
  *   -v         show notes and both signatures
  *   -c CASE    run only CASE (repeatable)
@@ -11,13 +11,19 @@
  *   -l         list the cases
  *   -f MAX     allocation-failure sweep (issue 9; xqp's device only): each
  *              case runs again and again with its process's fail-nth set
- *              to 1, 2, ... (the N-th allocation the kernel makes for that
- *              task fails, once; /proc/thread-self/fail-nth, written right
+ *              to N (the N-th allocation the kernel makes for that task
+ *              fails, once; /proc/thread-self/fail-nth, written right
  *              before the case body) until a run ends without reaching its
- *              N-th allocation, or MAX runs. What the case itself expects
- *              does not count then; a run must end (no hang), and leave no
- *              object in the soft device (its debugfs counts, when there);
- *              then the case must pass once more, nothing armed.
+ *              N-th allocation, or MAX runs. A first run counts the case's
+ *              allocations (T); N is 1, 2, ... when T <= MAX, else every
+ *              S-th of them (S = T / (MAX - 1) + 1), so a short sweep
+ *              reaches past a case's setup into what it is about. What the
+ *              case itself expects does not count then; a run must end (no
+ *              hang), and leave no object in the soft device (its debugfs
+ *              counts, when there); then the case must pass once more,
+ *              nothing armed.
+ *   -n N       one run of each case with fail-nth N, judged as a run of
+ *              the sweep is (to reproduce what a sweep reported)
  *
  * Prints one line per case: "PASS name (...)" or "FAIL name: why". Exit
  * status: 0 if every case passed.
@@ -561,8 +567,8 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 {
 	char *buf = NULL, **toks = NULL;
 	size_t len = 0, cap = 0, ntok = 0;
-	int p[2], st;
-	time_t start = time(NULL);
+	int p[2], st = 0, reaped = 0;
+	time_t start = time(NULL), ended = 0;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
@@ -608,6 +614,22 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 			memcpy(buf + len, chunk, (size_t)got);
 			len += (size_t)got;
 		}
+		/*
+		 * The case process is gone but its pipe is still open: helpers
+		 * it forked outlived it (it died before telling them to go, as
+		 * an injected failure can make it do). They get a grace period,
+		 * then are killed: only one stuck in the kernel keeps the pipe
+		 * open after that, and that is a hang.
+		 */
+		if (!reaped && waitpid(pid, &st, WNOHANG) == pid) {
+			reaped = 1;
+			ended = time(NULL);
+		}
+		if (reaped && ended && time(NULL) - ended > 5) {
+			kill(-pid, SIGKILL);
+			append(&r->notes, "\n    ", "helpers outlived the case process: killed");
+			ended = 0;
+		}
 		if (time(NULL) - start > 150) {
 			kill(-pid, SIGKILL);
 			r->status = -1;
@@ -615,7 +637,7 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 		}
 	}
 	close(p[0]);
-	if (waitpid(pid, &st, 0) == pid && r->status != -1)
+	if ((reaped || waitpid(pid, &st, 0) == pid) && r->status != -1)
 		r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	kill(-pid, SIGKILL);	/* stragglers of the case */
 
@@ -693,33 +715,74 @@ static void free_result(struct result *r)
 	free(r->notes);
 }
 
+/* fail-nth of the counting run: far more allocations than any case makes */
+#define SWEEP_COUNT_NTH	(1u << 30)
+
 /*
- * Sweeps @c on @dev: fail-nth 1, 2, ... until a run does not reach its
- * N-th allocation or @max runs. Returns 1 if the case passes the sweep.
+ * The allocations @c makes on its task, from a run armed at
+ * SWEEP_COUNT_NTH (what is left of fail-nth tells); 0 if unknown.
  */
+static unsigned int count_allocs(const struct acc_case *c, const char *dev)
+{
+	unsigned int total = 0;
+	struct result r;
+
+	g_fail_nth = SWEEP_COUNT_NTH;
+	run_case(c, dev, 1, &r);
+	g_fail_nth = 0;
+	if (!r.fails && r.nth_left > 0)
+		total = SWEEP_COUNT_NTH - (unsigned int)r.nth_left;
+	free_result(&r);
+	return total;
+}
+
+/*
+ * Sweeps @c on @dev: fail-nth 1, 1 + S, 1 + 2S, ... (S from the counting
+ * run, 1 when the case makes at most @max allocations) until a run does
+ * not reach its N-th allocation or @max runs. Returns 1 if the case passes
+ * the sweep.
+ */
+/*
+ * One run of @c with fail-nth @nth: it must end (no hang) and leave nothing
+ * in the soft devices; what is wrong goes to @bad. Returns 1 if the run
+ * never reached its @nth allocation (the case was complete).
+ */
+static int armed_run(const struct acc_case *c, const char *dev, unsigned int nth, char *bad,
+		     size_t n)
+{
+	char what[256];
+	struct result r;
+	int complete;
+
+	g_fail_nth = nth;
+	run_case(c, dev, 1, &r);
+	g_fail_nth = 0;
+	if (r.status == -1)
+		snprintf(bad, n, "fail-nth %u: the case hung", nth);
+	if (!bad[0] && soft_objects(what, sizeof(what)) > 0)
+		snprintf(bad, n, "fail-nth %u: left in the device: %s", nth, what);
+	complete = r.nth_left > 0;
+	if (g_verbose)
+		printf("    fail-nth %u: status %d%s%s%s%s\n", nth, r.status, r.fails ? "; the case said: " : "",
+		       r.fails ? r.fails : "", r.notes ? "; notes:" : "", r.notes ? r.notes : "");
+	free_result(&r);
+	return complete;
+}
+
 static int sweep_case(const struct acc_case *c, const char *dev, unsigned int max)
 {
-	unsigned int nth, points = 0, complete = 0;
-	char what[256], bad[384] = "";
+	unsigned int nth, runs, points = 0, complete = 0, total, stride = 1;
+	char bad[384] = "", how[64] = "";
 	struct result r;
-	long objs;
 
-	for (nth = 1; nth <= max && !bad[0]; nth++) {
-		g_fail_nth = nth;
-		run_case(c, dev, 1, &r);
-		g_fail_nth = 0;
-		if (r.status == -1)
-			snprintf(bad, sizeof(bad), "fail-nth %u: the case hung", nth);
-		objs = soft_objects(what, sizeof(what));
-		if (!bad[0] && objs > 0)
-			snprintf(bad, sizeof(bad), "fail-nth %u: left in the device: %s", nth, what);
-		if (r.nth_left > 0)
-			complete = 1;
-		else
-			points++;
-		free_result(&r);
-		if (complete)
-			break;
+	total = count_allocs(c, dev);
+	if (total > max && max > 1) {	/* the last run goes past the end */
+		stride = total / (max - 1) + 1;
+		snprintf(how, sizeof(how), " of %u allocations, every %u", total, stride);
+	}
+	for (nth = 1, runs = 0; runs < max && !bad[0] && !complete; nth += stride, runs++) {
+		complete = armed_run(c, dev, nth, bad, sizeof(bad));
+		points += !complete;
 	}
 	if (bad[0]) {
 		printf("FAIL %s: %s\n", c->name, bad);
@@ -733,8 +796,25 @@ static int sweep_case(const struct acc_case *c, const char *dev, unsigned int ma
 		return 0;
 	}
 	free_result(&r);
-	printf("PASS %s (%u failure points%s; then passes unarmed)\n", c->name, points,
-	       complete ? ", every one" : ", the first ones only (-f)");
+	printf("PASS %s (%u failure points%s%s; then passes unarmed)\n", c->name, points, how,
+	       complete ? (stride > 1 ? ", to the end" : ", every one") :
+	       stride > 1 ? ", the end not reached (more allocations than counted)" :
+	       ", the first ones only (-f)");
+	return 1;
+}
+
+/* -n N: one armed run, judged as the sweep judges one. */
+static int nth_case(const struct acc_case *c, const char *dev, unsigned int nth)
+{
+	char bad[384] = "";
+	int complete = armed_run(c, dev, nth, bad, sizeof(bad));
+
+	if (bad[0]) {
+		printf("FAIL %s: %s\n", c->name, bad);
+		return 0;
+	}
+	printf("PASS %s (fail-nth %u: %s)\n", c->name, nth,
+	       complete ? "not reached" : "failed, no hang, nothing left");
 	return 1;
 }
 
@@ -763,11 +843,11 @@ int main(int argc, char **argv)
 	};
 	const char *only[64];
 	int nonly = 0, removal = 0, list = 0, opt;
-	unsigned int sweep = 0;
+	unsigned int sweep = 0, one_nth = 0;
 	int passed = 0, failed = 0;
 	const char *xdev, *ldev = NULL;
 
-	while ((opt = getopt(argc, argv, "vc:r:lf:")) != -1) {
+	while ((opt = getopt(argc, argv, "vc:r:lf:n:")) != -1) {
 		switch (opt) {
 		case 'v':
 			g_verbose = 1;
@@ -786,14 +866,17 @@ int main(int argc, char **argv)
 		case 'f':
 			sweep = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'n':
+			one_nth = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX] XQP_DEV [LINUX_DEV]\n",
+			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX | -n N] XQP_DEV [LINUX_DEV]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (!list && optind >= argc) {
-		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX] XQP_DEV [LINUX_DEV]\n",
+		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX | -n N] XQP_DEV [LINUX_DEV]\n",
 			argv[0]);
 		return 2;
 	}
@@ -821,6 +904,13 @@ int main(int argc, char **argv)
 				printf("%s%s%s\n", c->name,
 				       c->flags & ACC_XQP_ONLY ? " [xqp only]" : "",
 				       c->divergence ? " [divergence]" : "");
+				continue;
+			}
+			if (one_nth) {
+				if (nth_case(c, xdev, one_nth))
+					passed++;
+				else
+					failed++;
 				continue;
 			}
 			if (sweep) {
