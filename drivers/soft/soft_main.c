@@ -20,11 +20,19 @@
  * Beside it, counts (read only) gives the device's live driver objects of
  * each kind, one "kind N" a line (pd cq xrcd srq qp mr): scripts/kill-rounds
  * reads it after each round.
+ *
+ * /sys/kernel/debug/xqp_soft/hotplug (root only): writing "remove N" removes
+ * device xqp_softN as unloading the module would (its open files stay, and
+ * answer EIO), "add N" makes it again (N < 8; a fresh device: new objects,
+ * new LID). Errors: EINVAL for malformed input, ENOENT to remove a device
+ * that is not there, EEXIST to add one that is, and what creating a device
+ * returns. The fuzzer (tests/fuzz) removes and adds devices under load.
  */
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -42,7 +50,10 @@ static bool selftest;
 module_param(selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "run the shared-QP self-test at load, narrating each step");
 
+/* The devices and their debugfs directories, under soft_hotplug_lock. */
+static DEFINE_MUTEX(soft_hotplug_lock);
 static struct xqp_soft *xqp_softs[XQP_MAX_SOFT];
+static struct dentry *soft_dirs[XQP_MAX_SOFT];
 
 /* ---- debugfs: the fault-injection hook ---------------------------------- */
 
@@ -118,44 +129,122 @@ static int soft_counts_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(soft_counts);
 
 /* Failures are not fatal: without debugfs the hook is simply absent. */
-static void soft_debugfs_add(struct xqp_soft *soft, const char *name)
+static struct dentry *soft_debugfs_add(struct xqp_soft *soft, const char *name)
 {
 	struct dentry *dir;
 
 	if (IS_ERR_OR_NULL(soft_debugfs_root))
-		return;
+		return NULL;
 	dir = debugfs_create_dir(name, soft_debugfs_root);
 	debugfs_create_file("inject", 0200, dir, soft, &soft_inject_fops);
 	debugfs_create_file("counts", 0400, dir, soft, &soft_counts_fops);
+	return dir;
 }
 
-static void xqp_destroy_softs(unsigned int n)
+/* Device @i: made with its debugfs directory. Caller holds soft_hotplug_lock. */
+static int soft_add(unsigned int i)
 {
-	/* No write to a hook is running or can start once this returns. */
+	char name[16];
+	struct xqp_soft *soft;
+
+	snprintf(name, sizeof(name), "xqp_soft%u", i);
+	soft = xqp_soft_create(name, NULL);
+	if (IS_ERR(soft))
+		return PTR_ERR(soft);
+	xqp_softs[i] = soft;
+	soft_dirs[i] = soft_debugfs_add(soft, name);
+	return 0;
+}
+
+/*
+ * Device @i removed: its hooks first (debugfs_remove() waits for a write
+ * in progress), then the device. Caller holds soft_hotplug_lock.
+ */
+static void soft_remove(unsigned int i)
+{
+	debugfs_remove(soft_dirs[i]);
+	soft_dirs[i] = NULL;
+	xqp_soft_destroy(xqp_softs[i]);
+	xqp_softs[i] = NULL;
+}
+
+/* hotplug: "remove N" or "add N" (see the top of this file). */
+static ssize_t soft_hotplug_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[SOFT_INJECT_BUF], *p, *verb;
+	unsigned int i;
+	int ret = 0;
+
+	if (count == 0 || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	p = strim(buf);
+	verb = strsep(&p, " \t");
+	if (!p || kstrtouint(skip_spaces(p), 10, &i) || i >= XQP_MAX_SOFT)
+		return -EINVAL;
+	mutex_lock(&soft_hotplug_lock);
+	if (strcmp(verb, "remove") && strcmp(verb, "add"))
+		ret = -EINVAL;
+	else if (verb[0] == 'a')
+		ret = xqp_softs[i] ? -EEXIST : soft_add(i);
+	else if (!xqp_softs[i])
+		ret = -ENOENT;
+	else
+		soft_remove(i);
+	mutex_unlock(&soft_hotplug_lock);
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
+}
+
+static const struct file_operations soft_hotplug_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = soft_hotplug_write,
+	.llseek = noop_llseek,
+};
+
+/*
+ * Every device there is removed. The whole tree goes first: once that
+ * returns, no hook write is running or can start, and the devices'
+ * directories are gone with it.
+ */
+static void xqp_destroy_softs(void)
+{
+	unsigned int i;
+
 	debugfs_remove(soft_debugfs_root);
 	soft_debugfs_root = NULL;
-	while (n--)
-		xqp_soft_destroy(xqp_softs[n]);
+	mutex_lock(&soft_hotplug_lock);
+	for (i = XQP_MAX_SOFT; i--;) {
+		soft_dirs[i] = NULL;
+		if (xqp_softs[i])
+			soft_remove(i);
+	}
+	mutex_unlock(&soft_hotplug_lock);
 }
 
 static int __init xqp_soft_init(void)
 {
-	char name[16];
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	if (soft_devices > XQP_MAX_SOFT)
 		return -EINVAL;
 	soft_debugfs_root = debugfs_create_dir("xqp_soft", NULL);
-	for (i = 0; i < soft_devices; i++) {
-		snprintf(name, sizeof(name), "xqp_soft%u", i);
-		xqp_softs[i] = xqp_soft_create(name, NULL);
-		if (IS_ERR(xqp_softs[i])) {
-			ret = PTR_ERR(xqp_softs[i]);
-			goto err_softs;
-		}
-		soft_debugfs_add(xqp_softs[i], name);
-	}
+	if (!IS_ERR_OR_NULL(soft_debugfs_root))
+		debugfs_create_file("hotplug", 0200, soft_debugfs_root, NULL,
+				    &soft_hotplug_fops);
+	mutex_lock(&soft_hotplug_lock);
+	for (i = 0; i < soft_devices && !ret; i++)
+		ret = soft_add(i);
+	mutex_unlock(&soft_hotplug_lock);
+	if (ret)
+		goto err_softs;
 	if (selftest) {
 		ret = xqp_selftest_run();
 		if (ret)
@@ -165,13 +254,13 @@ static int __init xqp_soft_init(void)
 	return 0;
 
 err_softs:
-	xqp_destroy_softs(i);
+	xqp_destroy_softs();
 	return ret;
 }
 
 static void __exit xqp_soft_exit(void)
 {
-	xqp_destroy_softs(soft_devices);
+	xqp_destroy_softs();
 }
 
 module_init(xqp_soft_init);

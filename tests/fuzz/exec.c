@@ -126,6 +126,7 @@ struct fz_shared {
 	uint32_t nqp, nsrq, nmr;
 	uint32_t next_id;	/* PD and private XRCD ids */
 	uint32_t injected;	/* an FZ_INJECT ran: disarm after the program */
+	uint32_t hotplugged;	/* an FZ_HOTPLUG ran: the device back after it */
 	int32_t actor_pid[FZ_ACTORS];
 	double t_fork, t_done;
 	/* ---- for the whole run ---- */
@@ -1457,6 +1458,30 @@ static void exec_disarm(void)
 	}
 }
 
+/*
+ * FZ_HOTPLUG: the second soft device removed, as unplugging it would (the
+ * files on it stay and answer EIO; its QPs' peers see them go), or made
+ * again (a fresh device; uverbs1 again once no file holds the old one).
+ * The first device stays, so the rest of a program still has one; after a
+ * program that ran this, the manager makes the second one again.
+ */
+static void hotplug_write(const char *what)
+{
+	int fd = open("/sys/kernel/debug/xqp_soft/hotplug", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	(void)!write(fd, what, strlen(what));
+	close(fd);
+}
+
+static void hotplug(const struct fz_op *op)
+{
+	count();
+	__atomic_store_n(&shared->hotplugged, 1, __ATOMIC_RELAXED);
+	hotplug_write(op->a[0] % 4 ? "remove 1" : "add 1");
+}
+
 /* an arbitrary write: header fields and body from the op's bytes */
 static int raw(struct ufile *f, const struct fz_op *op)
 {
@@ -1947,6 +1972,9 @@ static int run_op(struct actor *ac, const struct fz_op *op)
 		return setup_op(ac, f, op);
 	case FZ_AUX_FD:
 		return aux_fd(f, op);
+	case FZ_HOTPLUG:
+		hotplug(op);
+		return 0;
 	}
 	return 0;
 }
@@ -2405,6 +2433,8 @@ int fz_exec_wait(int *which, long *commands)
 	*which = (int)(pr - procs);
 	if (pr->shared->injected)
 		exec_disarm();
+	if (pr->shared->hotplugged)
+		hotplug_write("add 1");	/* EEXIST when it is there */
 	*commands += pr->shared->commands - pr->before;
 	fz_prof(FZ_PH_EXEC, pr->t_start);
 	return ret;
