@@ -5,7 +5,9 @@
  * wake up with IB_EVENT_DEVICE_FATAL then EIO, files close cleanly, and a
  * new device works afterwards. Run with -r MODULE, last (it unloads it).
  * Linux's uverbs cannot do this with the reference device: ib_uverbs pins
- * a driver without disassociate_ucontext while a file is open.
+ * a driver without disassociate_ucontext while a file is open. Beside them,
+ * hotplug_second_device removes one device through the soft module's hook
+ * and runs with the others (it leaves the device there again).
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -295,9 +297,60 @@ static void case_removal_under_traffic(void)
 	EXPECT_INT("insmod", run(cmd), 0);
 }
 
+/* A write of @what to the soft module's hotplug hook: 0 or the errno. */
+static int hotplug(const char *what)
+{
+	int fd = open("/sys/kernel/debug/xqp_soft/hotplug", O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, what, strlen(what)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The soft module's hotplug hook: the second device removed while a file
+ * holds a PD on it (the file answers EIO, the destroy reports success, the
+ * first device is untouched), then made again under the same node.
+ */
+static void case_hotplug(void)
+{
+	struct ib_uverbs_query_device_resp qd;
+	struct xqpv_context *ctx = xqpv_open_device_path(second_dev()), *first = open_ctx();
+	struct xqpv_pd *pd = ctx ? xqpv_alloc_pd(ctx) : NULL;
+
+	CHECK(pd, "setup on %s: %s", second_dev(), errname(errno));
+	if (!pd)
+		return;
+	EXPECT("remove", hotplug("remove 1"), 0);
+	EXPECT("remove_again", hotplug("remove 1"), ENOENT);
+	EXPECT("file_eio", PERR(xqpv_alloc_pd(ctx)), EIO);
+	EXPECT("dealloc_after", xqpv_dealloc_pd(pd), 0);
+	EXPECT("close_after", xqpv_close_device(ctx), 0);
+	EXPECT("first_untouched", query_device_raw(first->cmd_fd, &qd), 0);
+	EXPECT("bad_verb", hotplug("unplug 1"), EINVAL);
+	EXPECT("bad_index", hotplug("add 8"), EINVAL);
+	EXPECT("no_index", hotplug("add"), EINVAL);
+	EXPECT("add", hotplug("add 1"), 0);
+	EXPECT("add_again", hotplug("add 1"), EEXIST);
+	ctx = xqpv_open_device_path(second_dev());
+	EXPECT("reopen", PERR(ctx), 0);
+	if (ctx) {
+		pd = xqpv_alloc_pd(ctx);
+		EXPECT("fresh_pd", PERR(pd), 0);
+		if (pd)
+			EXPECT("fresh_dealloc", xqpv_dealloc_pd(pd), 0);
+		xqpv_close_device(ctx);
+	}
+	xqpv_close_device(first);
+}
+
 const struct acc_case acc_cases_removal[] = {
 	{ "removal_under_traffic", case_removal_under_traffic, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
 	{ "removal_with_open_files", case_removal, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
 	{ "removal_under_load", case_removal_under_load, NULL, ACC_REMOVAL | ACC_XQP_ONLY },
+	{ "hotplug_second_device", case_hotplug, NULL, ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
 };
