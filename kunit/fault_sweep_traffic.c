@@ -957,6 +957,15 @@ static const struct fs_prog_ops ft_ops = {
 	{ FT_TO_RTS, .q = (qb), .k = (retries) }
 #define FT_PAIR(qpt, qa, qb)	FT_PAIR_RETRY(qpt, qa, qb, 0)
 
+/* The end of a program without XRC: both MRs, both CQs, both PDs, B first. */
+#define FT_TEARDOWN					\
+	{ FT_DEREG_MR, .d = B },			\
+	{ FT_DEREG_MR, .d = A },			\
+	{ FT_DESTROY_CQ, .c = 1 },			\
+	{ FT_DESTROY_CQ, .c = 0 },			\
+	{ FT_DEALLOC_PD, .d = B },			\
+	{ FT_DEALLOC_PD, .d = A }
+
 /* RC between A (QP 0, CQ 0) and B (QP 1, CQ 1, armed), every opcode. */
 static const struct ft_step ft_rc_steps[] = {
 	{ FT_ALLOC_PD, .d = A },
@@ -986,12 +995,7 @@ static const struct ft_step ft_rc_steps[] = {
 	{ FT_POLL_CQ, .c = 0, .n = 1 },
 	{ FT_DESTROY_QP, .q = 1 },
 	{ FT_DESTROY_QP, .q = 0 },
-	{ FT_DEREG_MR, .d = B },
-	{ FT_DEREG_MR, .d = A },
-	{ FT_DESTROY_CQ, .c = 1 },
-	{ FT_DESTROY_CQ, .c = 0 },
-	{ FT_DEALLOC_PD, .d = B },
-	{ FT_DEALLOC_PD, .d = A },
+	FT_TEARDOWN,
 };
 
 /* XRC: A's XRC_INI (QP 1, CQ 0) into B's XRC SRQ (CQ 1) through B's XRC_TGT (QP 0). */
@@ -1071,12 +1075,7 @@ static const struct ft_step ft_ud_uc_steps[] = {
 	{ FT_DESTROY_QP, .q = 1 },
 	{ FT_DESTROY_QP, .q = 0 },
 	{ FT_DESTROY_AH },
-	{ FT_DEREG_MR, .d = B },
-	{ FT_DEREG_MR, .d = A },
-	{ FT_DESTROY_CQ, .c = 1 },
-	{ FT_DESTROY_CQ, .c = 0 },
-	{ FT_DEALLOC_PD, .d = B },
-	{ FT_DEALLOC_PD, .d = A },
+	FT_TEARDOWN,
 };
 
 /*
@@ -1139,14 +1138,10 @@ static const struct ft_step ft_deferred_steps[] = {
 	{ FT_DESTROY_QP, .q = 3 },
 	{ FT_DESTROY_QP, .q = 1 },
 	{ FT_DESTROY_QP, .q = 0 },
-	{ FT_DEREG_MR, .d = B },
-	{ FT_DEREG_MR, .d = A },
-	{ FT_DESTROY_CQ, .c = 1 },
-	{ FT_DESTROY_CQ, .c = 0 },
-	{ FT_DEALLOC_PD, .d = B },
-	{ FT_DEALLOC_PD, .d = A },
+	FT_TEARDOWN,
 };
 
+#undef FT_TEARDOWN
 #undef FT_PAIR
 #undef FT_PAIR_RETRY
 #undef A

@@ -73,7 +73,18 @@ static_assert(ARRAY_SIZE(soft_op_names) == XQP_SOFT_OP_COUNT);
 static struct dentry *soft_debugfs_root;
 
 /* Longest valid input: "req_notify_cq 4095 4294967295\n" and some blanks. */
-#define SOFT_INJECT_BUF	64
+#define SOFT_HOOK_BUF	64
+
+/* A hook's one-line input: copied into @buf (SOFT_HOOK_BUF bytes), stripped. */
+static char *soft_hook_input(char *buf, const char __user *ubuf, size_t count)
+{
+	if (count == 0 || count >= SOFT_HOOK_BUF)
+		return ERR_PTR(-EINVAL);
+	if (copy_from_user(buf, ubuf, count))
+		return ERR_PTR(-EFAULT);
+	buf[count] = '\0';
+	return strim(buf);
+}
 
 /*
  * The debugfs proxy (debugfs_create_file, not _unsafe) keeps this from
@@ -84,16 +95,12 @@ static ssize_t soft_inject_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
 	struct xqp_soft *soft = file->private_data;
-	char buf[SOFT_INJECT_BUF], *p, *op_s, *err_s, *after_s;
+	char buf[SOFT_HOOK_BUF], *p = soft_hook_input(buf, ubuf, count), *op_s, *err_s, *after_s;
 	unsigned int err, after = 0;
 	int op;
 
-	if (count == 0 || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	p = strim(buf);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	op_s = strsep(&p, " \t");
 	err_s = p ? strsep(&p, " \t") : NULL;
 	after_s = p ? skip_spaces(p) : NULL;
@@ -172,16 +179,12 @@ static void soft_remove(unsigned int i)
 static ssize_t soft_hotplug_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
-	char buf[SOFT_INJECT_BUF], *p, *verb;
+	char buf[SOFT_HOOK_BUF], *p = soft_hook_input(buf, ubuf, count), *verb;
 	unsigned int i;
 	int ret = 0;
 
-	if (count == 0 || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	p = strim(buf);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	verb = strsep(&p, " \t");
 	if (!p || kstrtouint(skip_spaces(p), 10, &i) || i >= XQP_MAX_SOFT)
 		return -EINVAL;
