@@ -251,10 +251,18 @@ static int cmd(int fd, uint32_t command, void *body, size_t len, uint32_t out_wo
 		case 0: hdr.in_words = (uint16_t)(hdr.in_words + 1 - (op->a[11] & 3)); break;
 		case 1:
 			hdr.out_words = op->a[11];
-			/* every command with a response has its address first */
+			/*
+			 * Every command with a response has its address first.
+			 * One below the lowest page a process can map (an op's
+			 * deliberate EFAULT: 8, 16) stays: the kernel refuses
+			 * it and writes nothing, and nothing is copied back.
+			 */
 			if (hdr.out_words > out_words && out_words && len >= 8) {
 				memcpy(&resp, body, 8);
-				memset(scratch, 0, sizeof(scratch));
+				if (resp < 4096)
+					resp = 0;
+				else
+					memset(scratch, 0, sizeof(scratch));
 			}
 			break;
 		case 2: hdr.command |= (uint32_t)op->a[11] << 24; break;
