@@ -63,6 +63,8 @@ void fz_srand(uint64_t seed);
 static inline uint32_t fz_below(uint32_t n) { return n ? (uint32_t)(fz_rand() % n) : 0; }
 
 /* ---- programs (prog.c) ----------------------------------------------------- */
+/* 0: generated and mutated programs get no FZ_HOTPLUG op (--hotplug 0) */
+extern int fz_hotplug;
 void fz_generate(struct fz_prog *p, int nops);
 void fz_mutate(struct fz_prog *p, const struct fz_prog *other);
 /* bytes <-> program: a whole number of ops, at most FZ_MAX_OPS */

@@ -7,12 +7,13 @@
  * an executor, not the manager, which then reports the program.
  *
  *   xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]
- *                 [--sections FILE] [--corpus DIR] [--procs N]
+ *                 [--sections FILE] [--corpus DIR] [--procs N] [--hotplug 0|1]
  *   xqp-fuzz replay FILE...
  *
  * --procs N runs N programs at once (default 1; at most FZ_MAX_PROCS), each
  * in its own fresh executor; the kernel log is still read after each one,
  * and a splat blames every program that was running (all are printed).
+ * --hotplug 0 leaves FZ_HOTPLUG out of generated and mutated programs.
  *
  * Output (stdout, one write per line; scripts/fuzz reads it off the console):
  *   FUZZ-NEW HEX            a program that reached new coverage (the corpus)
@@ -348,7 +349,7 @@ static int replay(int argc, char **argv)
 static int usage(void)
 {
 	fprintf(stderr, "usage: xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]"
-			" [--sections FILE] [--corpus DIR] [--procs N]\n"
+			" [--sections FILE] [--corpus DIR] [--procs N] [--hotplug 0|1]\n"
 			"       xqp-fuzz replay [--sections FILE] FILE...\n");
 	return 2;
 }
@@ -381,6 +382,8 @@ int main(int argc, char **argv)
 			corpus_dir = argv[i + 1];
 		else if (!strcmp(argv[i], "--procs"))
 			nprocs = (int)strtol(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--hotplug"))
+			fz_hotplug = (int)strtol(argv[i + 1], NULL, 0);
 		else
 			return usage();
 	}

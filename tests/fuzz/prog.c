@@ -63,17 +63,24 @@ static const uint8_t weight[FZ_OP_COUNT] = {
 	[FZ_HOTPLUG] = 1,
 };
 
+int fz_hotplug = 1;
+
+static unsigned int weight_of(unsigned int k)
+{
+	return k == FZ_HOTPLUG && !fz_hotplug ? 0 : weight[k];
+}
+
 static uint8_t pick_kind(void)
 {
 	unsigned int total = 0, r, k;
 
 	for (k = 0; k < FZ_OP_COUNT; k++)
-		total += weight[k];
+		total += weight_of(k);
 	r = fz_below(total);
 	for (k = 0; k < FZ_OP_COUNT; k++) {
-		if (r < weight[k])
+		if (r < weight_of(k))
 			return (uint8_t)k;
-		r -= weight[k];
+		r -= weight_of(k);
 	}
 	return FZ_ALLOC_PD;
 }
