@@ -737,12 +737,6 @@ static unsigned int count_allocs(const struct acc_case *c, const char *dev)
 }
 
 /*
- * Sweeps @c on @dev: fail-nth 1, 1 + S, 1 + 2S, ... (S from the counting
- * run, 1 when the case makes at most @max allocations) until a run does
- * not reach its N-th allocation or @max runs. Returns 1 if the case passes
- * the sweep.
- */
-/*
  * One run of @c with fail-nth @nth: it must end (no hang) and leave nothing
  * in the soft devices; what is wrong goes to @bad. Returns 1 if the run
  * never reached its @nth allocation (the case was complete).
@@ -769,6 +763,12 @@ static int armed_run(const struct acc_case *c, const char *dev, unsigned int nth
 	return complete;
 }
 
+/*
+ * Sweeps @c on @dev: fail-nth 1, 1 + S, 1 + 2S, ... (S from the counting
+ * run, 1 when the case makes at most @max allocations) until a run does
+ * not reach its N-th allocation or @max runs. Returns 1 if the case passes
+ * the sweep.
+ */
 static int sweep_case(const struct acc_case *c, const char *dev, unsigned int max)
 {
 	unsigned int nth, runs, points = 0, complete = 0, total, stride = 1;
@@ -906,15 +906,8 @@ int main(int argc, char **argv)
 				       c->divergence ? " [divergence]" : "");
 				continue;
 			}
-			if (one_nth) {
-				if (nth_case(c, xdev, one_nth))
-					passed++;
-				else
-					failed++;
-				continue;
-			}
-			if (sweep) {
-				if (sweep_case(c, xdev, sweep))
+			if (one_nth || sweep) {
+				if (one_nth ? nth_case(c, xdev, one_nth) : sweep_case(c, xdev, sweep))
 					passed++;
 				else
 					failed++;
