@@ -29,6 +29,7 @@
  * kind in the shared page (fz_prof_report()).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -51,6 +52,7 @@
 #include <linux/netlink.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "../fault_knobs.h"
 #include "fuzz.h"
 #include "xqp_uverbs.h"
 #include "xqp_res.h"
@@ -2112,6 +2114,69 @@ static void *race_thread(void *arg)
 	return NULL;
 }
 
+static int has_comp(const struct ufile *f, int fd)
+{
+	int i;
+
+	for (i = 0; i < f->ncomp; i++)
+		if (f->comp[i] == fd)
+			return 1;
+	return 0;
+}
+
+/* the channels the race thread closed are gone from m, those it made are added */
+static void merge_comps(struct ufile *m, const struct ufile *b, const struct ufile *c)
+{
+	int i;
+
+	for (i = 0; i < m->ncomp; i++)
+		if (has_comp(b, m->comp[i]) && !has_comp(c, m->comp[i]))
+			m->comp[i--] = m->comp[--m->ncomp];
+	for (i = 0; i < c->ncomp; i++)
+		if (!has_comp(b, c->comp[i]) && !has_comp(m, c->comp[i]) && m->ncomp < MAX_COMP)
+			m->comp[m->ncomp++] = c->comp[i];
+}
+
+/* a descriptor the race thread changed and the main thread did not */
+static void merge_fd(int *m, int b, int c)
+{
+	if (*m == b && c != b)
+		*m = c;
+}
+
+/*
+ * After FZ_RACE: the race thread ran its op on a copy of the actor, so what
+ * it did to descriptors (closed or opened a file, an async fd, a completion
+ * channel, an XRC domain's file, the netlink socket) is carried into the
+ * actor. Left in the copy, a closed descriptor's number would still be named
+ * by the actor after the kernel reused it for another file: read_async then
+ * read a blocking netlink socket for ever (tests/fuzz/crashes/hang-ea62*).
+ * Objects the race thread made on a file that stays open are not carried;
+ * they go with the file. `before` is the actor as the race began.
+ */
+static void merge_race(struct actor *ac, const struct actor *before, const struct actor *copy)
+{
+	int k;
+
+	for (k = 0; k < FZ_FILES; k++) {
+		struct ufile *m = &ac->f[k];
+		const struct ufile *b = &before->f[k], *c = &copy->f[k];
+
+		if (c->fd != b->fd) {
+			if (m->fd == b->fd)
+				*m = *c;	/* closed or reopened by the race thread */
+			continue;
+		}
+		if (c->async_fd != b->async_fd && m->async_fd == b->async_fd)
+			m->ctx = c->ctx;
+		merge_fd(&m->async_fd, b->async_fd, c->async_fd);
+		merge_comps(m, b, c);
+	}
+	for (k = 0; k < 2; k++)
+		merge_fd(&ac->xrcd_fd[k], before->xrcd_fd[k], copy->xrcd_fd[k]);
+	merge_fd(&ac->nl_fd, before->nl_fd, copy->nl_fd);
+}
+
 /*
  * One program in this (fresh) process, then everything it left is torn
  * down (actors killed, files closed: the device's file teardown runs with
@@ -2148,13 +2213,15 @@ static void run_prog(struct actor *ac, const struct fz_prog *p)
 		case FZ_RACE:
 			if (i + 2 < p->n) {
 				static struct race r;
+				static struct actor before;
 				pthread_t t;
 
-				r.copy = *ac;
+				r.copy = before = *ac;
 				r.op = &p->op[i + 1];
 				if (pthread_create(&t, NULL, race_thread, &r) == 0) {
 					run_op_timed(ac, &p->op[i + 2]);
 					pthread_join(t, NULL);
+					merge_race(ac, &before, &r.copy);
 					i += 2;
 				}
 			}
@@ -2283,7 +2350,7 @@ static void fork_server(int in, int out)
 
 int fz_exec_init(int n)
 {
-	int fd, i;
+	int i;
 
 	nprocs = n < 1 ? 1 : n > FZ_MAX_PROCS ? FZ_MAX_PROCS : n;
 	prof = mmap(NULL, sizeof(*prof), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -2300,22 +2367,9 @@ int fz_exec_init(int n)
 		if (pr->shared == MAP_FAILED || pr->mrbuf == MAP_FAILED)
 			return -1;
 	}
-	/* failslab: fail GFP_KERNEL allocations too, and quietly */
-	fd = open("/sys/kernel/debug/failslab/ignore-gfp-wait", O_WRONLY);
-	if (fd >= 0) {
-		(void)!write(fd, "N", 1);
-		close(fd);
-	}
-	fd = open("/sys/kernel/debug/failslab/verbose", O_WRONLY);
-	if (fd >= 0) {
-		(void)!write(fd, "0", 1);
-		close(fd);
-	}
-	fd = open("/sys/kernel/debug/fail_page_alloc/verbose", O_WRONLY);
-	if (fd >= 0) {
-		(void)!write(fd, "0", 1);
-		close(fd);
-	}
+	if (fault_knobs_set())
+		printf("xqp-fuzz: cannot set the fault-injection knobs (%s): failed allocations reach GFP_ATOMIC ones only\n",
+		       strerror(errno));
 	/* a write to a dead actor's pipe fails, it does not kill (inherited) */
 	signal(SIGPIPE, SIG_IGN);
 	inject_discover();
@@ -2394,6 +2448,60 @@ int fz_exec_submit(int i, const struct fz_prog *p)
 
 #define HANG_SECONDS 20
 
+/* a line of a /proc file, newline dropped; "" when it cannot be read */
+static void proc_line(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/*
+ * What each thread of a hung program waits in: its system call, the file
+ * its first argument names (when it names one) and its kernel wait
+ * channel, one FUZZ-HANG line each, before the processes are killed.
+ */
+static void hang_report(const struct proc *pr)
+{
+	char path[96], sys[160], wchan[64], target[128];
+	struct dirent *d;
+	int k;
+
+	for (k = 0; k < FZ_ACTORS; k++) {
+		pid_t pid = pr->shared->actor_pid[k];
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		dir = pid > 0 ? opendir(path) : NULL;
+		while (dir && (d = readdir(dir))) {
+			int tid = atoi(d->d_name);
+			long nr = -1, arg = -1;
+			ssize_t n = -1;
+
+			if (tid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, tid);
+			proc_line(path, sys, sizeof(sys));
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid, tid);
+			proc_line(path, wchan, sizeof(wchan));
+			if (sscanf(sys, "%ld %lx", &nr, &arg) == 2 && arg >= 0 && arg < 4096) {
+				snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)pid, arg);
+				n = readlink(path, target, sizeof(target) - 1);
+			}
+			target[n > 0 ? n : 0] = 0;
+			printf("FUZZ-HANG actor %d tid %d syscall %ld fd %ld -> %s wchan %s\n", k,
+			       tid, nr, arg, n > 0 ? target : "-", wchan[0] ? wchan : "-");
+		}
+		if (dir)
+			closedir(dir);
+	}
+	fflush(stdout);
+}
+
 int fz_exec_wait(int *which, long *commands)
 {
 	struct pollfd pfd[FZ_MAX_PROCS];
@@ -2433,6 +2541,7 @@ int fz_exec_wait(int *which, long *commands)
 				pr = &procs[idx[i]];
 		if (pr) {
 			ret = -1;
+			hang_report(pr);
 			exec_stop(pr);
 			break;
 		}

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../tests/fault_knobs.h"
 #include "acc.h"
 
 const char *g_dev;
@@ -885,6 +886,11 @@ int main(int argc, char **argv)
 		ldev = argv[optind + 1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
+	if (!list && (one_nth || sweep) && fault_knobs_set()) {
+		printf("FAIL fault_knobs: cannot set %s's knobs: %s\n", FAULT_KNOBS_DIR "failslab",
+		       errname(errno));
+		return 1;
+	}
 
 	for (size_t t = 0; t < sizeof(all) / sizeof(all[0]); t++) {
 		for (const struct acc_case *c = all[t]; c->name; c++) {
