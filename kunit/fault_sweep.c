@@ -30,6 +30,9 @@
  * never came is a failure too: the runs are deterministic, so the sweep
  * would be blind there.
  *
+ * Work-queue check: the traffic programs once more with the work queue's
+ * own fail-nth at 1 (fs_check_work()): what runs there allocates nothing.
+ *
  * The teardown (destroy what is left, remove the devices) runs disarmed:
  * the scenarios' looks QPs up by opening them, and a forced failure there
  * would hide what it should find. Destroys inside the programs are swept.
@@ -81,7 +84,8 @@ static_assert(ARRAY_SIZE(fs_op_names) == XQP_SOFT_OP_COUNT);
 #define FS_MAX_REPORTS	5
 
 struct fs_arm {
-	bool alloc;		/* fail-nth, else a driver op */
+	bool alloc;		/* fail-nth, else a driver op (or the work queue's) */
+	bool work;		/* the work queue's fail-nth (xqp_work_fail_nth()) */
 	unsigned int nth;
 	unsigned int dev;	/* which of the program's soft devices */
 	enum xqp_soft_op op;
@@ -177,6 +181,11 @@ static int fs_step(const struct fs_prog *p, void *ctx, unsigned int i, void *scr
 	return rc;
 }
 
+static bool fs_op_arm(const struct fs_arm *arm)
+{
+	return arm && !arm->alloc && !arm->work;
+}
+
 /* One run of @p on fresh devices, with @arm armed (NULL: clean). */
 static void fs_run_once(struct kunit *test, const struct fs_prog *p, const struct fs_arm *arm,
 			void *scratch, struct fs_run *r)
@@ -206,7 +215,9 @@ static void fs_run_once(struct kunit *test, const struct fs_prog *p, const struc
 		}
 		if (alloc && !p->device_only)
 			fs_fail_nth_set(arm->nth);
-		if (arm && !arm->alloc && arm->dev < r->nsofts)
+		if (arm && arm->work)
+			xqp_work_fail_nth(arm->nth);
+		if (fs_op_arm(arm) && arm->dev < r->nsofts)
 			xqp_soft_inject(soft[arm->dev], arm->op, -arm->err, arm->after);
 		for (i = 0; i < p->nsteps; i++)
 			r->rc[i] = fs_step(p, ctx, i, scratch, fs_obs_at(p, r->obs, i));
@@ -223,9 +234,14 @@ static void fs_run_once(struct kunit *test, const struct fs_prog *p, const struc
 		r->setup_failed = true;
 		return;
 	}
-	if (arm && !arm->alloc && arm->dev < r->nsofts) {
+	if (fs_op_arm(arm) && arm->dev < r->nsofts) {
 		r->fired = r->calls[arm->dev][arm->op] > arm->after;
 		xqp_soft_inject(soft[arm->dev], arm->op, 0, 0);
+	}
+	if (arm && arm->work) {
+		xqp_work_flush_all();
+		r->fired = xqp_work_fail_fired();
+		xqp_work_fail_nth(0);
 	}
 	r->left = p->ops->teardown(ctx, test);
 	if (alloc && p->device_only) {
@@ -422,6 +438,82 @@ void fs_sweep_alloc(struct kunit *test, const struct fs_prog *p, unsigned int st
 	kunit_info(test, "xqp_fault: alloc %-36s %4u failure points (%u absorbed)%s%s\n",
 		   p->name, points, absorbed, stride > 1 ? fs_stride_desc(stride) : "",
 		   bad ? " FAILED" : "");
+}
+
+/* A work item that allocates, to show the work queue's fail-nth reaches one. */
+struct fs_work_probe {
+	struct xqp_work work;	/* first */
+	void *got;
+};
+
+static void fs_work_probe_fn(struct xqp_work *work)
+{
+	struct fs_work_probe *probe = (struct fs_work_probe *)work;
+
+	probe->got = kmalloc(32, GFP_KERNEL);
+}
+
+static bool fs_work_hook_fails_one(struct kunit *test)
+{
+	struct fs_work_probe *probe = kunit_kzalloc(test, sizeof(*probe), GFP_KERNEL);
+	bool fired;
+
+	if (!probe)
+		return false;
+	probe->got = probe;
+	xqp_work_init(&probe->work, fs_work_probe_fn);
+	xqp_work_fail_nth(1);
+	xqp_work_queue(&probe->work, 0);
+	xqp_work_flush_all();
+	xqp_work_cancel_sync(&probe->work);
+	fired = xqp_work_fail_fired();
+	xqp_work_fail_nth(0);
+	kfree(probe->got == probe ? NULL : probe->got);
+	return fired && !probe->got;
+}
+
+/*
+ * What runs on the work queue (retries after an RNR NAK or an ACK timeout,
+ * posts made with IRQs off, their completions and events) is out of the
+ * reach of the task's fail-nth. In a kernel client's program it allocates
+ * nothing (the handlers it calls are the client's): the program runs once
+ * more with the work queue's own fail-nth at 1 (xqp_work_fail_nth()), which
+ * must never fire, and the run must be the clean run. An allocation added
+ * to that path fails here first; it then needs a sweep judging its failure.
+ */
+void fs_check_work(struct kunit *test, const struct fs_prog *p)
+{
+	struct fs_arm arm = { .work = true, .nth = 1 };
+	struct fs_run clean = {}, r = {};
+	char parts[128];
+	unsigned int i;
+	void *scratch;
+
+	if (fs_total.knobs)
+		KUNIT_FAIL(test, "failslab's debugfs knobs could not be set: %d", fs_total.knobs);
+	if (fs_total.knobs)
+		return;
+	KUNIT_ASSERT_TRUE(test, fs_prepare(test, p, &scratch, &clean, &r));
+	KUNIT_ASSERT_TRUE_MSG(test, fs_work_hook_fails_one(test),
+			      "the work queue's fail-nth did not fail a work item's allocation");
+	if (!fs_clean_run(test, p, scratch, &clean))
+		return;
+	fs_run_once(test, p, &arm, scratch, &r);
+	KUNIT_EXPECT_FALSE_MSG(test, r.setup_failed, "%s: no soft device", p->name);
+	KUNIT_EXPECT_FALSE_MSG(test, r.fired, "%s: deferred work made an allocation", p->name);
+	for (i = 0; i < p->nsteps && !r.setup_failed; i++) {
+		const void *a = fs_obs_at(p, r.obs, i), *b = fs_obs_at(p, clean.obs, i);
+
+		if (r.rc[i] == clean.rc[i] && !memcmp(a, b, p->obs_size))
+			continue;
+		p->ops->obs_diff(parts, sizeof(parts), a, b);
+		KUNIT_FAIL(test, "%s, work armed: step %u (%s) returned %d (clean %d), left:%s",
+			   p->name, i, p->ops->step_name(p, i), r.rc[i], clean.rc[i], parts);
+		break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, r.left, 0, "%s, work armed: objects left", p->name);
+	kunit_info(test, "xqp_fault: work  %-36s no allocation on the work queue%s\n", p->name,
+		   r.fired ? " FAILED" : "");
 }
 
 void fs_sweep_ops(struct kunit *test, const struct fs_prog *p, unsigned int stride)
@@ -679,6 +771,13 @@ static void fs_traffic_op_sweep(struct kunit *test)
 	fs_sweep_ops(test, *pp, fs_traffic_stride());
 }
 
+static void fs_traffic_work_check(struct kunit *test)
+{
+	const struct fs_prog *const *pp = test->param_value;
+
+	fs_check_work(test, *pp);
+}
+
 /* ---- the figures ---------------------------------------------------------- */
 
 /* The figures of both sweeps; every op the programs reach was failed. */
@@ -759,6 +858,7 @@ static struct kunit_case fs_cases[] = {
 	KUNIT_CASE_PARAM(fs_op_sweep, fs_gen_ops),
 	KUNIT_CASE_PARAM(fs_traffic_alloc_sweep, fs_gen_traffic),
 	KUNIT_CASE_PARAM(fs_traffic_op_sweep, fs_gen_traffic),
+	KUNIT_CASE_PARAM(fs_traffic_work_check, fs_gen_traffic),
 	KUNIT_CASE(fs_summary),
 	{}
 };

@@ -107,6 +107,7 @@ struct fs_prog {
  */
 void fs_sweep_alloc(struct kunit *test, const struct fs_prog *p, unsigned int stride);
 void fs_sweep_ops(struct kunit *test, const struct fs_prog *p, unsigned int stride);
+void fs_check_work(struct kunit *test, const struct fs_prog *p);
 
 /* The traffic programs (fault_sweep_traffic.c). */
 extern const struct fs_prog *const fs_traffic_progs[];

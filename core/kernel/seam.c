@@ -345,12 +345,65 @@ static_assert(sizeof(((struct xqp_work *)0)->opaque) >= sizeof(struct delayed_wo
 
 static struct workqueue_struct *xqp_wq;
 
+/* xqp_work_fail_nth(): what is left of the count between items; fired */
+static atomic_t xqp_work_nth = ATOMIC_INIT(0);
+static atomic_t xqp_work_fired = ATOMIC_INIT(0);
+
+void xqp_work_fail_nth(unsigned int nth)
+{
+	atomic_set(&xqp_work_fired, 0);
+	atomic_set(&xqp_work_nth, (int)nth);
+}
+EXPORT_SYMBOL_GPL(xqp_work_fail_nth);
+
+int xqp_work_fail_fired(void)
+{
+	return atomic_read(&xqp_work_fired);
+}
+EXPORT_SYMBOL_GPL(xqp_work_fail_fired);
+
+/* debugfs xqp/work_fail_nth: writing N arms it, reading says whether it fired */
+static int xqp_work_fail_get(void *data, u64 *val)
+{
+	*val = (u64)xqp_work_fail_fired();
+	return 0;
+}
+
+static int xqp_work_fail_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	xqp_work_fail_nth((unsigned int)val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(xqp_work_fail_fops, xqp_work_fail_get, xqp_work_fail_set, "%llu\n");
+
+/* Runs @work->fn with the worker's fail-nth set to the count, if armed. */
+static void xqp_work_run(struct xqp_work *work)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	int nth = atomic_xchg(&xqp_work_nth, 0);
+
+	if (nth > 0) {
+		current->fail_nth = nth;
+		work->fn(work);
+		nth = current->fail_nth;
+		current->fail_nth = 0;
+		if (nth)
+			atomic_cmpxchg(&xqp_work_nth, 0, nth);
+		else
+			atomic_set(&xqp_work_fired, 1);
+		return;
+	}
+#endif
+	work->fn(work);
+}
+
 static void xqp_work_trampoline(struct work_struct *w)
 {
 	struct delayed_work *dw = to_delayed_work(w);
-	struct xqp_work *work = container_of((void *)dw, struct xqp_work, opaque);
 
-	work->fn(work);
+	xqp_work_run(container_of((void *)dw, struct xqp_work, opaque));
 }
 
 void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn)
@@ -400,6 +453,9 @@ int xqp_seam_init(void)
 	xqp_debugfs_root = debugfs_create_dir("xqp", NULL);
 	debugfs_create_file_unsafe("allocations", 0400, xqp_debugfs_root, NULL,
 				   &xqp_live_allocs_fops);
+	if (IS_ENABLED(CONFIG_FAULT_INJECTION))
+		debugfs_create_file_unsafe("work_fail_nth", 0600, xqp_debugfs_root, NULL,
+					   &xqp_work_fail_fops);
 	return 0;
 }
 

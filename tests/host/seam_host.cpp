@@ -51,6 +51,10 @@ std::atomic<long> live_allocs{0};
 std::atomic<long> live_bytes{0};
 std::atomic<long> alloc_calls{0};
 std::atomic<long> fail_after{-1};
+/* xqp_work_fail_nth(): the count between work items, and in the item running here */
+std::atomic<int> work_nth{0};
+std::atomic<int> work_fired{0};
+thread_local int work_nth_here;
 std::atomic<long> warn_count{0};
 
 /* Per-thread atomic-context depth: spinlocks held + RCU read nesting. */
@@ -178,6 +182,25 @@ xqp_work *pick(Clock::time_point now, Clock::time_point *next)
 	return nullptr;
 }
 
+/* As the kernel seam: the item runs with the armed count as its own fail-nth. */
+void run_work_item(xqp_work *w)
+{
+	work_nth_here = work_nth.exchange(0);
+	if (work_nth_here <= 0) {
+		work_nth_here = 0;
+		w->fn(w);
+		return;
+	}
+	w->fn(w);
+	if (work_nth_here) {
+		int zero = 0;
+		work_nth.compare_exchange_strong(zero, work_nth_here);
+	} else {
+		work_fired.store(1);
+	}
+	work_nth_here = 0;
+}
+
 void work_loop()
 {
 	std::unique_lock<std::mutex> l(pool->m);
@@ -195,7 +218,7 @@ void work_loop()
 		hw(w)->running = true;
 		pool->running++;
 		l.unlock();
-		w->fn(w);
+		run_work_item(w);
 		l.lock();
 		hw(w)->running = false;
 		pool->running--;
@@ -225,10 +248,19 @@ static_assert(sizeof(HostWaitq) <= sizeof(xqp_waitq));
 long xqp_host_live_allocs() { return live_allocs.load(); }
 long xqp_host_live_bytes() { return live_bytes.load(); }
 void xqp_host_fail_alloc_after(long n) { fail_after.store(n); }
+
 long xqp_host_alloc_calls() { return alloc_calls.load(); }
 long xqp_host_warn_count() { return warn_count.load(); }
 
 extern "C" {
+
+void xqp_work_fail_nth(unsigned int nth)
+{
+	work_fired.store(0);
+	work_nth.store((int)nth);
+}
+
+int xqp_work_fail_fired(void) { return work_fired.load(); }
 
 static void *host_zalloc(xqp_size_t size, xqp_gfp_t gfp, int cache);
 static void host_free(void *p, int cache);
@@ -264,6 +296,8 @@ static void *host_zalloc(xqp_size_t size, xqp_gfp_t gfp, int cache)
 	else if (gfp != XQP_GFP_ATOMIC)
 		die("allocation with an unknown gfp");
 	alloc_calls++;
+	if (work_nth_here > 0 && --work_nth_here == 0)
+		return nullptr;
 	long f = fail_after.load();
 	if (f >= 0 && fail_after.fetch_sub(1) == 0)
 		return nullptr;

@@ -514,6 +514,73 @@ TEST_F(Traffic, PeerReachingRtrLateGetsTheRetransmission)
 	EXPECT_EQ(r[0].byte_len, 64u);
 }
 
+/*
+ * What runs on the work queue (RNR and ACK-timeout retries, posts made with
+ * IRQs off) allocates nothing: the failure sweeps arm the work queue's own
+ * fail-nth (xqp_work_fail_nth(): a test task's never reaches a worker), and
+ * an allocation there would fail. The hook itself is checked first with an
+ * item that does allocate.
+ */
+struct AllocatingWork {
+	xqp_work work;
+	void *got = reinterpret_cast<void *>(1);
+	std::atomic<bool> ran{false};
+};
+
+static void allocating_work_fn(xqp_work *w)
+{
+	auto *a = reinterpret_cast<AllocatingWork *>(w);
+	a->got = xqp_zalloc(16, XQP_GFP_KERNEL);
+	a->ran = true;
+}
+
+TEST_F(Traffic, DeferredWorkAllocatesNothing)
+{
+	AllocatingWork probe;
+	xqp_work_init(&probe.work, allocating_work_fn);
+	xqp_work_fail_nth(1);
+	xqp_work_queue(&probe.work, 0);
+	xqp_work_flush_all();
+	ASSERT_TRUE(probe.ran);
+	EXPECT_EQ(probe.got, nullptr);
+	EXPECT_EQ(xqp_work_fail_fired(), 1);
+	xqp_work_cancel_sync(&probe.work);
+
+	xqp_work_fail_nth(1);
+	xqp_qp *ra, *rb;
+	pair(XQP_QPT_RC, &ra, &rb, 7);
+	xqp_sge s = a.sge(0, 10);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(ra, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 1, 30).size(), 0u);	/* RNR NAK: retried on the work queue */
+	ASSERT_EQ(post_recv(rb, 3, b.sge(0, 64)), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+
+	/* a post with IRQs off runs on the work queue */
+	ASSERT_EQ(post_recv(rb, 4, b.sge(0, 64)), 0);
+	unsigned long flags = xqp_irq_save();
+	int rc = post_send(ra, w);
+	xqp_irq_restore(flags);
+	ASSERT_EQ(rc, 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+
+	/* ACK-timeout retries to nobody, then RETRY_EXC_ERR */
+	xqp_qp *q = qp(a, XQP_QPT_RC);
+	connect_qp(q, XQP_QPT_RC, 63, 1234, true, 0xe, 7, 1, 0x11111111, 8, 2);
+	ASSERT_EQ(post_send(q, w), 0);
+	c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_RETRY_EXC_ERR);
+	xqp_work_flush_all();
+	EXPECT_EQ(xqp_work_fail_fired(), 0);
+	xqp_work_fail_nth(0);
+}
+
 /* Moving to ERR flushes a WQE that waits for its retry timer at once. */
 TEST_F(Traffic, ErrFlushesAWqeWaitingForItsRetryTimer)
 {

@@ -482,6 +482,24 @@ int get_event(struct xqpv_context *ctx, struct xqpv_async_event *ev, int ms)
 	return xqpv_get_async_event(ctx, ev) ? errno : 0;
 }
 
+long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[128];
+	long long v = -1;
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%lld", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* ---- the runner ------------------------------------------------------------ */
 
 struct result {

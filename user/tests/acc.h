@@ -126,6 +126,8 @@ int raise_srq_event(struct xqpv_srq *srq, enum xqpv_event_type event);
 
 /* Reads one async event within @ms (errno ETIMEDOUT if none). */
 int get_event(struct xqpv_context *ctx, struct xqpv_async_event *ev, int ms);
+/* The number after "@key:" in this process's /proc/self/fdinfo/@fd; -1 if none. */
+long long fdinfo_value(int fd, const char *key);
 
 /* Case tables (cases_*.c). */
 extern const struct acc_case acc_cases_abi[];

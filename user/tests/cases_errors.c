@@ -357,6 +357,94 @@ static void case_last_wqe(void)
 	ep_close(&a);
 }
 
+/*
+ * An async event raised on the work queue whose entry cannot be allocated
+ * is dropped and counted on the async fd (fdinfo xqp-dropped), as one past
+ * the queue's bound is. The event: LAST_WQE_REACHED of a requester on an
+ * SRQ that its RNR retry, which the work queue runs, takes to ERR. The
+ * allocation fails through the work queue's own fail-nth
+ * (/sys/kernel/debug/xqp/work_fail_nth, 1: its first allocation; reads 1
+ * once one failed), which exists where the kernel has fault injection:
+ * elsewhere the unarmed half runs alone. Unarmed, the event arrives.
+ */
+#define WORK_FAIL_NTH "/sys/kernel/debug/xqp/work_fail_nth"
+
+static int work_fail_write(const char *v)
+{
+	FILE *f = fopen(WORK_FAIL_NTH, "w");
+	int err;
+
+	if (!f)
+		return errno;
+	err = fputs(v, f) < 0 ? EIO : 0;
+	return fclose(f) ? errno : err;
+}
+
+static int work_fail_fired(void)
+{
+	FILE *f = fopen(WORK_FAIL_NTH, "r");
+	int v = -1;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void case_work_event_dropped(void)
+{
+	int hook = access(WORK_FAIL_NTH, W_OK) == 0;
+
+	/* the hook is there exactly where the kernel has fault injection */
+	EXPECT_INT("hook_iff_fault_injection", hook, access("/proc/thread-self/fail-nth", F_OK) == 0);
+	for (int armed = hook; armed >= 0; armed--) {
+		struct xqpv_srq_init_attr_ex sa = {
+			.attr = { .max_wr = 8, .max_sge = 1 }, .comp_mask = XQPV_SRQ_INIT_ATTR_PD,
+		};
+		struct conn c = conn_defaults();
+		struct xqpv_async_event ev;
+		struct xqpv_srq *srq;
+		struct ep a, b;
+		char n[48];
+
+		c.rnr_retry = 1;
+		ep_open(&a, g_dev, 16);
+		ep_open(&b, second_dev(), 16);
+		sa.pd = b.pd;
+		srq = xqpv_create_srq_ex(b.ctx, &sa);
+		a.qp = ep_qp(&a, XQPV_QPT_RC, NULL, 4, 4);
+		b.qp = srq ? ep_qp(&b, XQPV_QPT_RC, srq, 4, 0) : NULL;
+		if (!a.qp || !b.qp) {
+			acc_fail("create: %s", errname(errno));
+			exit(1);
+		}
+		connect_pair(&a, &b, &c);
+		if (armed)
+			EXPECT("arm", work_fail_write("1"), 0);
+		snprintf(n, sizeof(n), "armed%d_post", armed);
+		EXPECT(n, send_to(&b, &a, XQPV_WR_SEND, b.mr->lkey, (uintptr_t)b.buf, 64, 0, 0, 1),
+		       0);
+		snprintf(n, sizeof(n), "armed%d_rnr", armed);
+		one_error(n, b.cq, XQPV_WC_RNR_RETRY_EXC_ERR, 1);
+		snprintf(n, sizeof(n), "armed%d_last_wqe", armed);
+		EXPECT(n, wait_event_type(b.ctx, XQPV_EVENT_QP_LAST_WQE_REACHED, armed ? 300 : 5000,
+					  &ev), armed ? ETIMEDOUT : 0);
+		snprintf(n, sizeof(n), "armed%d_dropped", armed);
+		EXPECT_INT(n, fdinfo_value(b.ctx->async_fd, "xqp-dropped"), armed);
+		if (hook) {
+			snprintf(n, sizeof(n), "armed%d_fired", armed);
+			EXPECT_INT(n, work_fail_fired(), armed);
+			EXPECT("disarm", work_fail_write("0"), 0);
+		}
+		xqpv_destroy_qp(b.qp);
+		b.qp = NULL;
+		EXPECT("destroy_srq", xqpv_destroy_srq(srq), 0);
+		ep_close(&a);
+		ep_close(&b);
+	}
+}
+
 static void case_srq_limit(void)
 {
 	struct ep a, b;
@@ -707,6 +795,7 @@ const struct acc_case acc_cases_errors[] = {
 	{ "dp_err_flush", case_flush, NULL, ACC_XQP_ONLY },
 	{ "dp_err_last_wqe_reached", case_last_wqe, NULL, ACC_XQP_ONLY },
 	{ "dp_err_srq_limit", case_srq_limit, NULL, ACC_XQP_ONLY },
+	{ "dp_err_work_event_dropped", case_work_event_dropped, NULL, ACC_XQP_ONLY },
 	{ "dp_err_cq_overrun", case_cq_overrun, NULL, ACC_XQP_ONLY },
 	{ "dp_post_wrong_state", case_wrong_state, NULL, ACC_XQP_ONLY },
 	{ "dp_post_queue_full", case_queue_full, NULL, ACC_XQP_ONLY },

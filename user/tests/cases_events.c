@@ -364,7 +364,6 @@ static void case_queue_bound(void)
 	int n = 0;
 	struct xqpv_qp *qp = open_xrcd_tgt(ctx, NULL, 0, NULL);
 	unsigned int max = 4096;
-	char path[64], line[128];
 	FILE *f;
 
 	CHECK(qp, "create");
@@ -379,19 +378,8 @@ static void case_queue_bound(void)
 	for (unsigned int i = 0; i < max + 10; i++)
 		if (raise_event(qp, XQPV_EVENT_COMM_EST))
 			break;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ctx->async_fd);
-	f = fopen(path, "r");
-	CHECK(f, "fdinfo");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-
-		if (sscanf(line, "xqp-dropped: %llu", &v) == 1)
-			EXPECT_INT("dropped", v, 10);
-		if (sscanf(line, "xqp-queued: %llu", &v) == 1)
-			EXPECT_INT("queued", v, max);
-	}
-	if (f)
-		fclose(f);
+	EXPECT_INT("dropped", fdinfo_value(ctx->async_fd, "xqp-dropped"), 10);
+	EXPECT_INT("queued", fdinfo_value(ctx->async_fd, "xqp-queued"), max);
 	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
 	while (read(ctx->async_fd, &desc, sizeof(desc)) == sizeof(desc))
 		n++;

@@ -122,6 +122,18 @@ void xqp_work_expedite(struct xqp_work *work);
 void xqp_work_cancel_sync(struct xqp_work *work);
 /* Waits until every work item queued so far has run. */
 void xqp_work_flush_all(void);
+/*
+ * Test hook of the failure sweeps: the @nth allocation that deferred work
+ * makes from now on fails, once (0 disarms). Counted over work items in the
+ * order they run; an item that runs while another holds the count runs
+ * unarmed. Work runs on kernel workers, which a test task's own fail-nth
+ * never reaches. In the kernel it needs fault injection
+ * (CONFIG_FAULT_INJECTION: the worker's fail-nth; without it nothing
+ * fails); on the host, the host seam's allocator.
+ * xqp_work_fail_fired(): 1 once an allocation failed since it was armed.
+ */
+void xqp_work_fail_nth(unsigned int nth);
+int xqp_work_fail_fired(void);
 
 /* ---- waiting for a count to drain ---------------------------------------- */
 /*
