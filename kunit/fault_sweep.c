@@ -53,6 +53,7 @@
 #include "diff_defs.h"
 #include "fault_sweep.h"
 #include "soft/soft.h"
+#include "xqp/seam.h"
 
 static unsigned int fault_sweep;
 module_param(fault_sweep, uint, 0444);

@@ -24,6 +24,9 @@
  *                           a fault of the fuzzer's own, or the kernel
  *                           wrote where it must not; the fuzzing goes on)
  *   FUZZ-SPLAT LINE         the log line that matched
+ *   FUZZ-HANG actor A tid T syscall NR fd N -> FILE wchan W
+ *                           before a hung program is killed: what each of
+ *                           its threads waits in
  *   FUZZ-STATS key=value... progress every 30 s and once at the end
  *   FUZZ-PROF phase|op NAME seconds= calls= mean_us=   where the time went
  *   FUZZ-COV MOD SEC OFFS   the PCs reached, as offsets into each section

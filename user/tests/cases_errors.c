@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../tests/fault_knobs.h"
 #include "traffic.h"
 
 /* An RC pair a (uverbs0) <- b (uverbs1) with the given path parameters. */
@@ -398,6 +399,8 @@ static void case_work_event_dropped(void)
 
 	/* the hook is there exactly where the kernel has fault injection */
 	EXPECT_INT("hook_iff_fault_injection", hook, access("/proc/thread-self/fail-nth", F_OK) == 0);
+	if (hook)	/* quiet: an injected failure is not a splat */
+		EXPECT("fault_knobs", fault_knobs_set() ? errno : 0, 0);
 	for (int armed = hook; armed >= 0; armed--) {
 		struct xqpv_srq_init_attr_ex sa = {
 			.attr = { .max_wr = 8, .max_sge = 1 }, .comp_mask = XQPV_SRQ_INIT_ATTR_PD,
