@@ -123,7 +123,6 @@ static void detach_strays(xqp_device *dev, xqp_device_objects &objs)
 		qp->drv = nullptr;
 		RcuList::del(&qp->dev_node);
 		objs.count--;
-		qp->xrcd->usecnt.dec();
 		qp->free_after_grace();
 	}
 }

@@ -113,16 +113,17 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 /*
  * Undoes create_real() on an XRC_TGT QP nobody else has seen. A driver may
  * refuse the destroy; it then still has the QP and may report events on it
- * with the core's cookie, so the core keeps the QP: counted in its XRCD (it
- * is one of its real QPs), on the device's strays, asked for again when
- * the XRCD is deallocated (xqp::reap_strays()) or the device goes.
+ * with the core's cookie, so the core keeps the QP on the device's strays,
+ * asked for again when the XRCD is deallocated (xqp::reap_strays()) or the
+ * device goes. It is no user of its XRCD (not in usecnt): nobody can reach
+ * it, and counting it would keep an inode's XRCD, whose last user's close
+ * deallocates it only at usecnt 0, until the device goes.
  */
 static void destroy_unpublished(RealQp *qp)
 {
 	xqp_device *dev = qp->dev;
 
 	if (dev->ops->destroy_qp(dev->drv, qp->drv)) {
-		qp->xrcd->usecnt.inc();
 		dev->track(&qp->dev_node, &xqp_device_objects::strays);
 		return;
 	}

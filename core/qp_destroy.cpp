@@ -66,7 +66,6 @@ int xqp::reap_strays(xqp_xrcd *xrcd)
 			dev->track(&qp->dev_node, &xqp_device_objects::strays);
 			return ret;
 		}
-		xrcd->usecnt.dec();
 		qp->free_after_grace();
 	}
 }

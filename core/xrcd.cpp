@@ -20,7 +20,8 @@ extern "C" struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev)
  * xqp_dealloc_xrcd - free an XRC domain.
  *
  * First asks the driver again to destroy the QPs of the XRCD it refused to
- * destroy when their creation failed (they count in usecnt meanwhile).
+ * destroy when their creation failed (kept meanwhile, not counted in
+ * usecnt).
  *
  * Return: 0; -EBUSY while usecnt != 0 (XRC_TGT QPs, XRC SRQs, inode users);
  * the driver's error (XRCD intact).

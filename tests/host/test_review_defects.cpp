@@ -139,7 +139,7 @@ TEST_F(Core, ReviewDefect4_VerbsAfterTheDriverIsGoneReturnEio)
  * Defect 5: creating an XRC_TGT QP fails after the driver made it (the
  * creator's handle or a node of the XRCD's table cannot be allocated), and
  * the driver then refuses to destroy it. The core must not free the QP the
- * driver still reports events on: it keeps it, counted in its XRCD,
+ * driver still reports events on: it keeps it, no user of its XRCD,
  * without a warning (a driver may refuse), and asks the driver again when
  * the XRCD is deallocated, or at unregistration.
  */
@@ -203,7 +203,7 @@ TEST_F(Core, ReviewDefect5_RefusedDestroyOfAnUnpublishedQpKeepsIt)
 		SCOPED_TRACE(n);
 		EXPECT_EQ(xqp_ptr_err(a.h), -XQP_ENOMEM);
 		EXPECT_EQ(counts().qp, 1u) << "the driver still has it";
-		EXPECT_EQ(xqp_xrcd_usecnt(x), 1u) << "the kept QP counts in its XRCD";
+		EXPECT_EQ(xqp_xrcd_usecnt(x), 0u) << "the kept QP is no user of its XRCD";
 		EXPECT_EQ(xqp_ptr_err(open(x, qpn)), -XQP_EINVAL) << "never published";
 		/* refused again: the XRCD stays, intact */
 		xqp_soft_inject(soft_, XQP_SOFT_OP_DESTROY_QP, -XQP_EBUSY, 0);
@@ -219,6 +219,32 @@ TEST_F(Core, ReviewDefect5_RefusedDestroyOfAnUnpublishedQpKeepsIt)
 	EXPECT_LT(n, 64) << "the create never succeeded";
 	/* the creator's handle, the table's node */
 	EXPECT_GE(refused, 2) << "too few failures came after the driver's create";
+
+	/*
+	 * An inode's XRCD (uverbs) is deallocated when its last user is put:
+	 * a kept QP must not count as one, or the XRCD, the kept QP and the
+	 * inode stay until the device goes (the acceptance case
+	 * review_stray_inode_xrcd is this through the char device).
+	 */
+	for (n = 0; n < 64; n++) {
+		xqp_xrcd *x = xrcd();
+		init.xrcd = x;
+		xqp_xrcd_get_user(x);	/* the inode's open */
+		Attempt a = create_refusing_destroy(soft_, dev(), &init, qpn, n);
+		if (!xqp_is_err(a.h)) {
+			ADD_FAILURE() << "no allocation failure came after the driver's create";
+			EXPECT_EQ(xqp_destroy_qp(a.h), 0);
+			xqp_xrcd_put_user(x);
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+			break;
+		}
+		xqp_xrcd_put_user(x);
+		EXPECT_EQ(xqp_xrcd_usecnt(x), 0u) << "the inode's last user is gone";
+		EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+		EXPECT_EQ(counts().qp, 0u) << "the kept QP went with its XRCD";
+		if (a.refused)
+			break;
+	}
 
 	/* kept at unregistration: it goes with the device */
 	for (n = 0; n < 64; n++) {

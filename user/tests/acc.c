@@ -694,12 +694,8 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 
 /* ---- the allocation-failure sweep (-f) --------------------------------- */
 
-/*
- * Live objects of the soft devices (their debugfs "counts" files), with a
- * "qp 1, cq 2" list of what is there in @what; -1 when no device has the
- * file (an older xqp_soft.ko, no debugfs).
- */
-static long soft_objects(char *what, size_t n)
+/* acc.h; -1 also for an older xqp_soft.ko or no debugfs */
+long soft_objects(char *what, size_t n)
 {
 	long total = -1;
 	size_t used = 0;

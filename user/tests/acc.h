@@ -129,6 +129,12 @@ int get_event(struct xqpv_context *ctx, struct xqpv_async_event *ev, int ms);
 /* The number after "@key:" in this process's /proc/self/fdinfo/@fd; -1 if none. */
 long long fdinfo_value(int fd, const char *key);
 
+/*
+ * Live driver objects of the soft devices (their debugfs "counts" files),
+ * listed as "xqp_soft0 qp 1, ..." in @what; -1 when no device has the file.
+ */
+long soft_objects(char *what, size_t n);
+
 /* Case tables (cases_*.c). */
 extern const struct acc_case acc_cases_abi[];
 extern const struct acc_case acc_cases_objects[];

@@ -9,16 +9,19 @@
  * defects 2, 4 and 5 are tests/host/test_review_defects.cpp.
  *
  * The refusal comes from the soft device's debugfs hook
- * (drivers/soft/soft_main.c): xqp only.
+ * (drivers/soft/soft_main.c): xqp only. review_stray_inode_xrcd is defect
+ * 5's fix seen through an inode's XRCD, which the fault sweep found.
  */
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "acc.h"
+#include "../../tests/fault_knobs.h"
 
 /*
  * How long to wait before touching what a buggy teardown would have freed:
@@ -182,8 +185,98 @@ static void case_close_refused(void)
 	xqpv_close_device(c);
 }
 
+/* Writes @v to this thread's fail-nth, opened as @fd: 0 or errno. */
+static int fail_nth_write(int fd, const char *v)
+{
+	return pwrite(fd, v, strlen(v), 0) == (ssize_t)strlen(v) ? 0 : errno;
+}
+
+/*
+ * One CREATE_QP of an XRC_TGT in @x whose @n-th allocation on this task
+ * fails while the driver refuses one destroy: 0 (created, then destroyed)
+ * or the create's errno. The objects it leaves are the caller's to judge.
+ */
+static int create_failing(struct xqpv_xrcd *x, int nth_fd, unsigned int n)
+{
+	char v[16];
+	struct xqpv_qp *qp;
+	int err;
+
+	snprintf(v, sizeof(v), "%u", n);
+	EXPECT("arm_refusal", soft_inject("destroy_qp 16"), 0);
+	EXPECT("arm_fail_nth", fail_nth_write(nth_fd, v), 0);
+	qp = create_tgt(x->context, x);
+	err = qp ? 0 : errno;
+	EXPECT("disarm_fail_nth", fail_nth_write(nth_fd, "0"), 0);
+	EXPECT("disarm_refusal", soft_inject("destroy_qp 0"), 0);
+	if (qp)
+		EXPECT("destroy", xqpv_destroy_qp(qp), 0);
+	return err;
+}
+
+/*
+ * Defect 5 through an inode's XRCD (found by the fault sweep of
+ * review_abort_refused): CREATE_QP of an XRC_TGT fails after the driver
+ * made the QP (an allocation of publishing it fails, this task's
+ * fail-nth), and the driver refuses to destroy it; the core keeps that QP
+ * for the XRCD's deallocation. Closing the inode's last XRCD user must
+ * still deallocate the XRCD, which takes the kept QP, and release the
+ * inode: the kept QP once counted as a user, and all three stayed until
+ * the device went. Each failure point of the create in turn, each in a
+ * fresh file and XRCD; at least one must be after the driver's create.
+ * Needs fail-nth (a kernel with fault injection); not armed twice under
+ * the fault sweep (-f), which then runs the case unarmed.
+ */
+static void case_stray_inode_xrcd(void)
+{
+	const char *path = case_file("stray");
+	int nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	unsigned int n, kept = 0;
+	char left[256], now[8] = "";
+
+	if (nth_fd < 0 || pread(nth_fd, now, sizeof(now) - 1, 0) <= 0 || atoi(now) != 0) {
+		acc_note("fail-nth %s: not run", nth_fd < 0 ? "absent" : "armed by the sweep");
+		if (nth_fd >= 0)
+			close(nth_fd);
+		return;
+	}
+	EXPECT("fault_knobs", fault_knobs_set() ? errno : 0, 0);
+	for (n = 1; n < 200; n++) {
+		struct xqpv_context *c = open_ctx(), *d;
+		struct xqpv_xrcd *x, *y;
+		char step[48];
+		int err;
+
+		x = open_xrcd_path(c, path, O_CREAT, &err);
+		if (!x) {
+			acc_fail("open_xrcd: %s", errname(err));
+			break;
+		}
+		err = create_failing(x, nth_fd, n);
+		if (soft_objects(left, sizeof(left)) > 1)	/* the XRCD and the QP */
+			kept++;
+		xqpv_close_xrcd(x);	/* EBUSY where a handle holds the QP */
+		xqpv_close_device(c);
+		snprintf(step, sizeof(step), "nth%u_nothing_left", n);
+		EXPECT_INT(step, soft_objects(left, sizeof(left)), 0);
+		if (left[0])
+			acc_note("fail-nth %u: left %s", n, left);
+		d = open_ctx();
+		y = open_xrcd_path(d, path, O_CREAT | O_EXCL, &err);
+		snprintf(step, sizeof(step), "nth%u_inode_released", n);
+		EXPECT(step, y ? 0 : err, 0);
+		xqpv_close_device(d);
+		if (!err || left[0])
+			break;
+	}
+	close(nth_fd);
+	EXPECT_INT("created_in_the_end", n < 200, 1);
+	CHECK(kept > 0, "no failure point came after the driver's create");
+}
+
 const struct acc_case acc_cases_review[] = {
 	{ "review_abort_refused", case_abort_refused, NULL, ACC_XQP_ONLY },
+	{ "review_stray_inode_xrcd", case_stray_inode_xrcd, NULL, ACC_XQP_ONLY },
 	{ "review_close_refused", case_close_refused, NULL, ACC_XQP_ONLY },
 	{ 0 },
 };
