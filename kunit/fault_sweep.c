@@ -396,10 +396,7 @@ void fs_sweep_alloc(struct kunit *test, const struct fs_prog *p, unsigned int st
 	unsigned int points = 0, bad = 0, reports = 0, absorbed = 0, i;
 	void *scratch, *probe;
 
-	if (fs_total.knobs)
-		KUNIT_FAIL(test, "failslab's debugfs knobs could not be set: %d", fs_total.knobs);
-	if (fs_total.knobs)
-		return;
+	KUNIT_ASSERT_EQ_MSG(test, fs_total.knobs, 0, "failslab's debugfs knobs could not be set");
 	KUNIT_ASSERT_TRUE(test, fs_prepare(test, p, &scratch, &clean, &r));
 
 	/* fail-nth reaches GFP_KERNEL allocations, or this sweep sees nothing. */
@@ -490,10 +487,7 @@ void fs_check_work(struct kunit *test, const struct fs_prog *p)
 	unsigned int i;
 	void *scratch;
 
-	if (fs_total.knobs)
-		KUNIT_FAIL(test, "failslab's debugfs knobs could not be set: %d", fs_total.knobs);
-	if (fs_total.knobs)
-		return;
+	KUNIT_ASSERT_EQ_MSG(test, fs_total.knobs, 0, "failslab's debugfs knobs could not be set");
 	KUNIT_ASSERT_TRUE(test, fs_prepare(test, p, &scratch, &clean, &r));
 	KUNIT_ASSERT_TRUE_MSG(test, fs_work_hook_fails_one(test),
 			      "the work queue's fail-nth did not fail a work item's allocation");

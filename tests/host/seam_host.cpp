@@ -185,18 +185,17 @@ xqp_work *pick(Clock::time_point now, Clock::time_point *next)
 /* As the kernel seam: the item runs with the armed count as its own fail-nth. */
 void run_work_item(xqp_work *w)
 {
-	work_nth_here = work_nth.exchange(0);
-	if (work_nth_here <= 0) {
-		work_nth_here = 0;
-		w->fn(w);
-		return;
-	}
+	int armed = work_nth.exchange(0);
+
+	work_nth_here = armed > 0 ? armed : 0;
 	w->fn(w);
-	if (work_nth_here) {
-		int zero = 0;
-		work_nth.compare_exchange_strong(zero, work_nth_here);
-	} else {
-		work_fired.store(1);
+	if (armed > 0) {
+		if (work_nth_here) {	/* not reached: armed for the next item */
+			int zero = 0;
+			work_nth.compare_exchange_strong(zero, work_nth_here);
+		} else {
+			work_fired.store(1);
+		}
 	}
 	work_nth_here = 0;
 }
