@@ -373,6 +373,31 @@ struct abi34_srq {
 #define ABI34_QP_XRCD	(1U << 0)	/* xrcd is valid */
 #define ABI34_QP_EX	(1U << 1)	/* qp_ex is valid: ibv_qp_to_qp_ex() returns it (verbs.c) */
 
+/*
+ * The public ibv_qp_ex grows at its end within PABI 34: rdma-core 45 added
+ * wr_flush after wr_atomic_write (Debian 12's 44.0 has no wr_flush, Debian
+ * 13's 56.1 has it). A program calls any member whatever send ops the QP
+ * was made for, so the provider must set every one its header declares
+ * (post.c: xqp_qp_ex_init()); a NULL one is a jump to address 0. The
+ * Makefile tells which layout the installed header has (ABI34_HAVE_WR_FLUSH,
+ * a member no preprocessor test can see), and a header with a member past
+ * the last one known here stops the build instead of crashing programs.
+ *
+ * The size of ibv_qp_ex also places abi34_qp.comp_mask, which libibverbs
+ * writes and ibv_qp_to_qp_ex() reads: a provider built against one layout
+ * cannot run under a libibverbs of the other, so it is built against the
+ * headers of the library it is installed beside (abi-check runs there).
+ */
+#ifdef ABI34_HAVE_WR_FLUSH
+#define ABI34_QP_EX_LAST_OP	wr_flush
+#else
+#define ABI34_QP_EX_LAST_OP	wr_atomic_write
+#endif
+_Static_assert(offsetof(struct ibv_qp_ex, ABI34_QP_EX_LAST_OP) + sizeof(void (*)(void)) ==
+	       sizeof(struct ibv_qp_ex),
+	       "<infiniband/verbs.h> declares ibv_qp_ex members past the last one xqp's provider "
+	       "sets (abi34.h, post.c: xqp_qp_ex_init)");
+
 /* A QP: the public ibv_qp_ex starts with the ibv_qp (qp_base), so one
  * object serves both APIs. ibv_cmd_create_qp_ex()/open_qp() set comp_mask
  * to ABI34_QP_XRCD (or 0); the provider adds ABI34_QP_EX itself. */

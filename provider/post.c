@@ -302,6 +302,15 @@ static void b_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr,
 	set_err(qpex_to_xqp(qpx), EOPNOTSUPP);
 }
 
+#ifdef ABI34_HAVE_WR_FLUSH
+static void b_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, size_t len,
+		    uint8_t type, uint8_t level)
+{
+	(void)rkey; (void)addr; (void)len; (void)type; (void)level;
+	set_err(qpex_to_xqp(qpx), EOPNOTSUPP);
+}
+#endif
+
 static void b_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
 	struct xqp_qp *qp = qpex_to_xqp(qpx);
@@ -535,6 +544,9 @@ void xqp_qp_ex_init(struct xqp_qp *qp)
 	x->wr_complete = b_complete;
 	x->wr_abort = b_abort;
 	x->wr_atomic_write = b_atomic_write;
+#ifdef ABI34_HAVE_WR_FLUSH
+	x->wr_flush = b_flush;
+#endif
 }
 
 void xqp_qp_ex_free(struct xqp_qp *qp)

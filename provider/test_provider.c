@@ -921,6 +921,86 @@ static struct ibv_qp_ex *make_qp_ex(enum ibv_qp_type type, uint64_t ops, struct 
 	return *qpp ? ibv_qp_to_qp_ex(*qpp) : NULL;
 }
 
+/* The builders of the ops the provider refuses, each with its arguments. */
+static void build_bind_mw(struct ibv_qp_ex *x, uint64_t *data)
+{
+	struct ibv_mw_bind_info bi = { .addr = (uintptr_t)data, .length = 8 };
+
+	ibv_wr_bind_mw(x, NULL, 1, &bi);
+}
+
+static void build_local_inv(struct ibv_qp_ex *x, uint64_t *data)
+{
+	(void)data;
+	ibv_wr_local_inv(x, 1);
+}
+
+static void build_send_inv(struct ibv_qp_ex *x, uint64_t *data)
+{
+	(void)data;
+	ibv_wr_send_inv(x, 1);
+}
+
+static void build_tso(struct ibv_qp_ex *x, uint64_t *data)
+{
+	ibv_wr_send_tso(x, data, 8, 64);
+}
+
+static void build_atomic_write(struct ibv_qp_ex *x, uint64_t *data)
+{
+	ibv_wr_atomic_write(x, 1, 0x1000, data);
+}
+
+#ifdef ABI34_HAVE_WR_FLUSH
+static void build_flush(struct ibv_qp_ex *x, uint64_t *data)
+{
+	(void)data;
+	ibv_wr_flush(x, 1, 0x1000, 8, IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
+}
+#endif
+
+/*
+ * Every member of ibv_qp_ex in this header's layout is set, and each builder
+ * of an op the provider does not carry fails the batch with EOPNOTSUPP and
+ * posts nothing. Under Debian 13's libibverbs (56.1, whose ibv_qp_ex has
+ * wr_flush) the provider once left wr_flush NULL: ibv_wr_flush() was a jump
+ * to address 0.
+ */
+static void test_qp_ex_every_builder(struct ibv_qp_ex *x)
+{
+	void (**fp)(void) = (void (**)(void))(void *)&x->wr_atomic_cmp_swp;
+	void (**end)(void) = (void (**)(void))(void *)(x + 1);
+	unsigned int unset = 0, i;
+	uint64_t data = 0;
+	struct {
+		const char *name;
+		void (*build)(struct ibv_qp_ex *x, uint64_t *data);
+	} refused[] = {
+		{ "bind_mw", build_bind_mw }, { "local_inv", build_local_inv },
+		{ "send_inv", build_send_inv }, { "send_tso", build_tso },
+		{ "atomic_write", build_atomic_write },
+#ifdef ABI34_HAVE_WR_FLUSH
+		{ "flush", build_flush },
+#endif
+	};
+
+	for (; fp < end; fp++)
+		unset += !*fp;
+	CHECK(unset == 0, "%u ibv_qp_ex members left NULL", unset);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		posts = 0;
+		ibv_wr_start(x);
+		refused[i].build(x, &data);
+		CHECK(ibv_wr_complete(x) == EOPNOTSUPP && posts == 0, "ibv_wr_%s not refused",
+		      refused[i].name);
+	}
+	posts = 0;
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x1111, (uintptr_t)mem, 8);
+	CHECK(ibv_wr_complete(x) == 0 && posts == 1, "a send after the refused builders");
+}
+
 static void test_qp_ex(void)
 {
 	const uint64_t all = XQP_SUPPORTED_SEND_OPS;
@@ -943,9 +1023,21 @@ static void test_qp_ex(void)
 	CHECK(x != NULL, "ibv_create_qp_ex with SEND_OPS_FLAGS");
 	if (!x || !ah)
 		return;
-	errno = 0;
-	CHECK(!make_qp_ex(IBV_QPT_RC, IBV_QP_EX_WITH_TSO, &bad_qp) && errno == EOPNOTSUPP,
-	      "unsupported send op accepted");
+	{
+		/* IBV_QP_EX_WITH_FLUSH (1 << 11) is not in Debian 12's header */
+		const uint64_t refused[] = { IBV_QP_EX_WITH_BIND_MW, IBV_QP_EX_WITH_LOCAL_INV,
+					     IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QP_EX_WITH_TSO,
+					     IBV_QP_EX_WITH_ATOMIC_WRITE, 1ULL << 11 };
+		unsigned int i;
+
+		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			errno = 0;
+			CHECK(!make_qp_ex(IBV_QPT_RC, refused[i] | IBV_QP_EX_WITH_SEND, &bad_qp) &&
+			      errno == EOPNOTSUPP, "send op %#llx accepted",
+			      (unsigned long long)refused[i]);
+		}
+	}
+	test_qp_ex_every_builder(x);
 
 	ibv_wr_start(x);
 	x->wr_id = 1;
