@@ -11,7 +11,8 @@
  *    atomics; the memory checked;
  *  - UD with ibv_qp_ex (wr_set_ud_addr);
  *  - ibv_poll_cq and ibv_cq_ex mixed on one CQ;
- *  - unsupported requests answered EOPNOTSUPP.
+ *  - unsupported requests answered EOPNOTSUPP, among them every ibv_qp_ex
+ *    builder and post_send opcode of an op the device does not carry.
  * Usage: xqp-verbs-smoke [DEV0 DEV1]   (default xqp_soft0 xqp_soft1)
  * Prints "PASS name" / "FAIL name: why" and "verbs-smoke: N passed, N failed".
  */
@@ -397,6 +398,143 @@ static void test_ud(struct dev *a, struct dev *b)
 	     "%s", strerror(errno));
 }
 
+/*
+ * What a program written for a newer libibverbs does on an RC ibv_qp_ex
+ * (Debian 13's 56.1 once crashed here: wr_flush was NULL): QPs asked for
+ * send ops the device does not carry are refused with EOPNOTSUPP, every
+ * builder may be called and the ones for such ops fail the batch with
+ * EOPNOTSUPP, ibv_post_send() with their opcodes is EOPNOTSUPP, the
+ * atomics the QP was made for still run, and after all the refusals the
+ * PD and CQ they used are destroyed cleanly.
+ */
+static void test_qp_ex_refusals(struct dev *a, struct dev *b)
+{
+	/* IBV_QP_EX_WITH_FLUSH (1 << 11) and IBV_WR_FLUSH (14) are not in
+	 * Debian 12's header */
+	static const uint64_t refused_ops[] = { IBV_QP_EX_WITH_BIND_MW, IBV_QP_EX_WITH_LOCAL_INV,
+						IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QP_EX_WITH_TSO,
+						IBV_QP_EX_WITH_ATOMIC_WRITE, 1ULL << 11 };
+	static const int refused_opcodes[] = { IBV_WR_LOCAL_INV, IBV_WR_BIND_MW,
+					       IBV_WR_SEND_WITH_INV, IBV_WR_TSO, 14,
+					       IBV_WR_ATOMIC_WRITE };
+	struct ibv_pd *pd = ibv_alloc_pd(a->ctx);
+	struct ibv_cq *cq = ibv_create_cq(a->ctx, 16, NULL, NULL, 0);
+	struct ibv_mr *mr = pd ? ibv_reg_mr(pd, a->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_init_attr ib = {
+		.qp_type = IBV_QPT_RC, .send_cq = b->cq, .recv_cq = b->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	const int acc = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	uint64_t *counter = (uint64_t *)(b->buf + 40960);
+	unsigned int i, bad_creates = 0, bad_builders = 0, bad_posts = 0;
+	struct ibv_qp *qa, *qb;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc[2];
+	int n, ret;
+
+	CASE("qp_ex_refusals_setup", pd && cq && mr, "%s", strerror(errno));
+	if (!pd || !cq || !mr)
+		return;
+	for (i = 0; i < sizeof(refused_ops) / sizeof(refused_ops[0]); i++) {
+		ia.send_ops_flags = IBV_QP_EX_WITH_SEND | refused_ops[i];
+		errno = 0;
+		qa = ibv_create_qp_ex(a->ctx, &ia);
+		if (qa || errno != EOPNOTSUPP) {
+			printf("    send op %#llx: %s, errno %d\n", (unsigned long long)refused_ops[i],
+			       qa ? "created" : "refused", errno);
+			bad_creates++;
+			if (qa)
+				ibv_destroy_qp(qa);
+		}
+	}
+	CASE("qp_ex_unsupported_send_ops_refused", bad_creates == 0, "%u not refused with EOPNOTSUPP",
+	     bad_creates);
+
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	qa = ibv_create_qp_ex(a->ctx, &ia);
+	qb = ibv_create_qp(b->pd, &ib);
+	x = qa ? ibv_qp_to_qp_ex(qa) : NULL;
+	if (!x || !qb || stress_to_init(qa, acc) || stress_to_init(qb, acc) ||
+	    stress_connect(qa, b->lid, qb->qp_num, false) ||
+	    stress_connect(qb, a->lid, qa->qp_num, false)) {
+		CASE("qp_ex_refusals_connect", 0, "%s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < 6; i++) {
+		struct ibv_mw_bind_info bi = { .mr = mr, .addr = (uintptr_t)a->buf, .length = 8 };
+		uint64_t data = 7;
+
+		ibv_wr_start(x);
+		x->wr_id = 100 + i;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		switch (i) {
+		case 0: ibv_wr_bind_mw(x, NULL, 1, &bi); break;
+		case 1: ibv_wr_local_inv(x, 1); break;
+		case 2: ibv_wr_send_inv(x, 1); break;
+		case 3: ibv_wr_send_tso(x, &data, 8, 64); break;
+		case 4: ibv_wr_atomic_write(x, b->mr->rkey, (uintptr_t)counter, &data); break;
+		case 5:
+#ifdef ABI34_HAVE_WR_FLUSH
+			ibv_wr_flush(x, b->mr->rkey, (uintptr_t)counter, 8, IBV_FLUSH_GLOBAL,
+				     IBV_FLUSH_RANGE);
+#else
+			ibv_wr_rdma_write(x, b->mr->rkey, (uintptr_t)counter);	/* not asked for */
+#endif
+			break;
+		}
+		ibv_wr_set_sge(x, mr->lkey, (uintptr_t)a->buf, 8);
+		ret = ibv_wr_complete(x);
+		if (ret != EOPNOTSUPP) {
+			printf("    builder %u: wr_complete %d\n", i, ret);
+			bad_builders++;
+		}
+	}
+	CASE("qp_ex_unsupported_builders_refused", bad_builders == 0 && poll_n(cq, wc, 1) == 0,
+	     "%u builders not refused with EOPNOTSUPP (or something completed)", bad_builders);
+	for (i = 0; i < sizeof(refused_opcodes) / sizeof(refused_opcodes[0]); i++) {
+		struct ibv_sge s = { .addr = (uintptr_t)a->buf, .length = 8, .lkey = mr->lkey };
+		struct ibv_send_wr w = { .wr_id = 200 + i, .sg_list = &s, .num_sge = 1,
+					 .opcode = (enum ibv_wr_opcode)refused_opcodes[i],
+					 .send_flags = IBV_SEND_SIGNALED }, *bad = NULL;
+
+		w.wr.rdma.rkey = b->mr->rkey;
+		w.wr.rdma.remote_addr = (uintptr_t)counter;
+		ret = ibv_post_send(qa, &w, &bad);
+		if (ret != EOPNOTSUPP || bad != &w) {
+			printf("    opcode %d: ibv_post_send %d\n", refused_opcodes[i], ret);
+			bad_posts++;
+		}
+	}
+	CASE("post_send_unsupported_opcodes_refused", bad_posts == 0 && poll_n(cq, wc, 1) == 0,
+	     "%u opcodes not refused with EOPNOTSUPP (or something completed)", bad_posts);
+
+	*counter = 5;
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 1;
+	ibv_wr_atomic_fetch_add(x, b->mr->rkey, (uintptr_t)counter, 3);
+	ibv_wr_set_sge(x, mr->lkey, (uintptr_t)a->buf + 64, 8);
+	x->wr_id = 2;
+	ibv_wr_atomic_cmp_swp(x, b->mr->rkey, (uintptr_t)counter, 8, 77);
+	ibv_wr_set_sge(x, mr->lkey, (uintptr_t)a->buf + 72, 8);
+	ret = ibv_wr_complete(x);
+	n = ret ? 0 : poll_n(cq, wc, 2);
+	CASE("qp_ex_atomics_after_refusals", ret == 0 && n == 2 && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[1].status == IBV_WC_SUCCESS && *(uint64_t *)(a->buf + 64) == 5 &&
+	     *(uint64_t *)(a->buf + 72) == 8 && *counter == 77,
+	     "complete %d, %d completions, counter %llu", ret, n, (unsigned long long)*counter);
+	errno = 0;
+	ret = ibv_destroy_qp(qa) || ibv_destroy_qp(qb) || ibv_dereg_mr(mr) ||
+	      ibv_destroy_cq(cq) || ibv_dealloc_pd(pd);
+	CASE("qp_ex_refusals_teardown", !ret, "%s", strerror(errno));
+}
+
 static void test_refusals(struct dev *a)
 {
 	struct ibv_cq_init_attr_ex ca = { .cqe = 4, .wc_flags = IBV_WC_STANDARD_FLAGS |
@@ -428,6 +566,7 @@ int main(int argc, char **argv)
 	test_xrc(&a, &b);
 	test_rc(&a, &b);
 	test_ud(&a, &b);
+	test_qp_ex_refusals(&a, &b);
 	test_refusals(&a);
 	ibv_dereg_mr(a.mr);
 	ibv_dereg_mr(b.mr);

@@ -134,21 +134,26 @@ int soft_srq_ring_init(struct soft_srq *srq)
 
 /* ---- send ------------------------------------------------------------------ */
 
-static int soft_opcode_ok(enum xqp_qp_type type, int opcode)
+/* 0 if a QP of @type executes @opcode; -XQP_EOPNOTSUPP for an IB opcode
+ * the device does not execute, -XQP_EINVAL for one invalid on @type (as
+ * rxe: READ on UC, RDMA on UD) or no IB opcode at all. */
+static int soft_opcode_check(enum xqp_qp_type type, int opcode)
 {
 	switch (opcode) {
 	case XQP_WR_SEND:
 	case XQP_WR_SEND_WITH_IMM:
-		return 1;
+		return 0;
 	case XQP_WR_RDMA_WRITE:
 	case XQP_WR_RDMA_WRITE_WITH_IMM:
-		return type != XQP_QPT_UD;
+		return type != XQP_QPT_UD ? 0 : -XQP_EINVAL;
 	case XQP_WR_RDMA_READ:
 	case XQP_WR_ATOMIC_CMP_AND_SWP:
 	case XQP_WR_ATOMIC_FETCH_AND_ADD:
-		return type == XQP_QPT_RC || type == XQP_QPT_XRC_INI;
+		return type == XQP_QPT_RC || type == XQP_QPT_XRC_INI ? 0 : -XQP_EINVAL;
 	}
-	return 0;
+	if (opcode >= XQP_WR_LOCAL_INV && opcode <= XQP_WR_ATOMIC_WRITE)
+		return -XQP_EOPNOTSUPP;
+	return -XQP_EINVAL;
 }
 
 static int soft_is_atomic(int opcode)
@@ -197,11 +202,12 @@ static int soft_swqe_data(const struct xqp_qp_cap *cap, struct soft_swqe *w,
 static int soft_swqe_fill(struct soft_qp *qp, struct soft_swqe *w,
 			  const struct xqp_send_wr *wr)
 {
-	int err;
+	int err = soft_opcode_check(qp->type, wr->opcode);
 
-	if (!soft_opcode_ok(qp->type, wr->opcode) ||
-	    (wr->send_flags & ~(XQP_SEND_FENCE | XQP_SEND_SIGNALED |
-				XQP_SEND_SOLICITED | XQP_SEND_INLINE)))
+	if (err)
+		return err;
+	if (wr->send_flags & ~(XQP_SEND_FENCE | XQP_SEND_SIGNALED |
+			       XQP_SEND_SOLICITED | XQP_SEND_INLINE))
 		return -XQP_EINVAL;
 	err = soft_swqe_data(&qp->attr.cap, w, wr);
 	if (err)

@@ -197,10 +197,11 @@ static int send_wr_fields(struct send_ctx *c, const struct xqp_uverbs_send_wr *u
 		return 0;
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
-	case IB_UVERBS_WR_SEND_WITH_INV:	/* the core judges it */
 		return 0;
 	}
-	return -EINVAL;
+	/* As Linux's uverbs, the other IB opcodes reach the device, which
+	 * refuses those it does not execute (-EOPNOTSUPP). */
+	return uw->opcode <= XQP_WR_ATOMIC_WRITE ? 0 : -EINVAL;
 }
 
 /* The XRC SRQ of an XRC_INI WR: only where the WQE is long enough. */

@@ -465,6 +465,21 @@ TEST_F(Traffic, PostingRules)
 	w = wr(XQP_WR_SEND, &s, 1, 1, XQP_SEND_INLINE);
 	s.length = 1000;
 	EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EINVAL);	/* inline > max */
+	s.length = 8;
+	/* IB opcodes the device does not execute: EOPNOTSUPP; no IB opcode, or
+	 * one invalid on the QP's type: EINVAL */
+	for (int op = XQP_WR_LOCAL_INV; op <= XQP_WR_ATOMIC_WRITE; op++) {
+		w = wr(static_cast<xqp_wr_opcode>(op), &s, 1);
+		bad = nullptr;
+		EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EOPNOTSUPP) << "opcode " << op;
+		EXPECT_EQ(bad, &w);
+	}
+	w = wr(static_cast<xqp_wr_opcode>(XQP_WR_ATOMIC_WRITE + 1), &s, 1);
+	EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EINVAL);
+	xqp_qp *uc = qp(a, XQP_QPT_UC, nullptr, 4, 1, 16);
+	connect_qp(uc, XQP_QPT_UC, lid(b), 12345);
+	w = wr(XQP_WR_RDMA_READ, &s, 1);
+	EXPECT_EQ(xqp_post_send(uc, &w, &bad), -XQP_EINVAL);
 
 	xqp_recv_wr rw = {};
 	const xqp_recv_wr *rbad = nullptr;

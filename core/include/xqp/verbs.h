@@ -400,6 +400,16 @@ enum xqp_wr_opcode {
 	XQP_WR_RDMA_READ = 4,
 	XQP_WR_ATOMIC_CMP_AND_SWP = 5,
 	XQP_WR_ATOMIC_FETCH_AND_ADD = 6,
+	/* IB opcodes the devices do not execute: a post is -XQP_EOPNOTSUPP */
+	XQP_WR_LOCAL_INV = 7,
+	XQP_WR_BIND_MW = 8,
+	XQP_WR_SEND_WITH_INV = 9,
+	XQP_WR_LSO = 10,
+	XQP_WR_RDMA_READ_WITH_INV = 11,
+	XQP_WR_MASKED_ATOMIC_CMP_AND_SWP = 12,
+	XQP_WR_MASKED_ATOMIC_FETCH_AND_ADD = 13,
+	XQP_WR_FLUSH = 14,
+	XQP_WR_ATOMIC_WRITE = 15,
 };
 
 /* Same bits as enum ib_send_flags. */
