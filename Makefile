@@ -115,6 +115,18 @@ dkms-remove:
 dkms-check:
 	$(Q)scripts/dkms check
 
+# Debian packages (scripts/deb, install/debian): xqp-dkms,
+# xqp-ibverbs-provider, xqp-utils for Debian 12 (this host) and Debian 13
+# (a trixie root), lintian-checked, into build/deb/SUITE/. deb-check
+# installs them with apt in a booted Debian 12 and Debian 13 machine
+# (systemd, udev, DKMS) and runs a user's steps (scripts/deb-install).
+deb:
+	$(Q)scripts/deb bookworm
+	$(Q)scripts/deb trixie
+deb-check: deb
+	$(Q)scripts/deb-install bookworm
+	$(Q)scripts/deb-install trixie
+
 # Reliability: N plain boots of the test kernel, splats counted
 # (docs/reliability.md). Not timed, not part of check.
 N ?= 30
@@ -149,6 +161,6 @@ fault-sweep:
 
 .PHONY: fault-sweep
 .PHONY: res-check kill-rounds memcg-check fuzz fuzz-host bench-profile
-.PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
+.PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
 	rm -rf $(BUILD)
