@@ -119,13 +119,14 @@ dkms-check:
 # xqp-ibverbs-provider, xqp-utils for Debian 12 (this host) and Debian 13
 # (a trixie root), lintian-checked, into build/deb/SUITE/. deb-check
 # installs them with apt in a booted Debian 12 and Debian 13 machine
-# (systemd, udev, DKMS) and runs a user's steps (scripts/deb-install).
+# (systemd, udev, DKMS) and runs a user's steps, a kernel upgrade's DKMS
+# rebuild too (scripts/deb-install; make check runs it without the upgrade).
 deb:
 	$(Q)scripts/deb bookworm
 	$(Q)scripts/deb trixie
 deb-check: deb
-	$(Q)scripts/deb-install bookworm
-	$(Q)scripts/deb-install trixie
+	$(Q)DEB_INSTALL_UPGRADE=1 scripts/deb-install bookworm
+	$(Q)DEB_INSTALL_UPGRADE=1 scripts/deb-install trixie
 
 # Reliability: N plain boots of the test kernel, splats counted
 # (docs/reliability.md). Not timed, not part of check.
