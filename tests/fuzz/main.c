@@ -38,6 +38,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,20 +50,56 @@
 
 extern int fz_verbose;
 
+/* The console judge's patterns, extended regexes (scripts/lib/splat.sh,
+ * generated into splat_patterns.h by the Makefile). */
 static const char *const splat_patterns[] = {
-	"BUG:", "kernel BUG at", "WARNING:", "KASAN:", "UBSAN:",
-	"possible circular locking", "possible recursive locking",
-	"inconsistent lock state", "suspicious RCU usage", "unreferenced object",
-	"Oops", "Kernel panic", "general protection fault", "Call Trace:",
-	"sleeping function called from invalid context", "detected stall",
-	"blocked for more than",
+#include "splat_patterns.h"
 };
+#define N_SPLAT (sizeof(splat_patterns) / sizeof(splat_patterns[0]))
+static regex_t splat_re[N_SPLAT];
 
 static int kmsg_fd = -1;
 static char splat_line[512];
 
+static void splat_compile(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_SPLAT; i++) {
+		if (regcomp(&splat_re[i], splat_patterns[i], REG_EXTENDED | REG_NOSUB)) {
+			fprintf(stderr, "xqp-fuzz: bad splat pattern %s\n", splat_patterns[i]);
+			exit(2);
+		}
+	}
+}
+
+/* 1 if the log message @msg is a splat */
+static int splat_match(const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < N_SPLAT; i++)
+		if (!regexec(&splat_re[i], msg, 0, NULL, 0))
+			return 1;
+	return 0;
+}
+
+/* xqp-fuzz splat-match: the lines of stdin that are splats, for
+ * tests/splat/run (the same match the /dev/kmsg check makes) */
+static int splat_match_stdin(void)
+{
+	char line[1024];
+
+	splat_compile();
+	while (fgets(line, sizeof(line), stdin))
+		if (splat_match(line))
+			fputs(line, stdout);
+	return 0;
+}
+
 static void kmsg_open(void)
 {
+	splat_compile();
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
@@ -82,7 +119,6 @@ static int kmsg_splat(void)
 	for (;;) {
 		ssize_t n = read(kmsg_fd, rec, sizeof(rec) - 1);
 		const char *msg;
-		size_t i;
 
 		if (n < 0) {
 			if (errno == EPIPE)	/* overwritten records: go on */
@@ -92,14 +128,12 @@ static int kmsg_splat(void)
 		rec[n] = 0;
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
-		for (i = 0; i < sizeof(splat_patterns) / sizeof(splat_patterns[0]); i++) {
-			if (strstr(msg, splat_patterns[i])) {
-				if (!found) {
-					snprintf(splat_line, sizeof(splat_line), "%.500s", msg);
-					splat_line[strcspn(splat_line, "\n")] = 0;
-				}
-				found = 1;
+		if (splat_match(msg)) {
+			if (!found) {
+				snprintf(splat_line, sizeof(splat_line), "%.500s", msg);
+				splat_line[strcspn(splat_line, "\n")] = 0;
 			}
+			found = 1;
 		}
 	}
 	return found;
@@ -353,7 +387,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]"
 			" [--sections FILE] [--corpus DIR] [--procs N] [--hotplug 0|1]\n"
-			"       xqp-fuzz replay [--sections FILE] FILE...\n");
+			"       xqp-fuzz replay [--sections FILE] FILE...\n"
+			"       xqp-fuzz splat-match   (stdin's lines that are kernel splats)\n");
 	return 2;
 }
 
@@ -367,6 +402,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
+	if (!strcmp(argv[1], "splat-match"))
+		return splat_match_stdin();
 	replaying = !strcmp(argv[1], "replay");
 	if (!replaying && strcmp(argv[1], "fuzz"))
 		return usage();
