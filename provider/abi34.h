@@ -150,7 +150,8 @@ struct abi34_device;
  * verbs_register_driver_34(). Members, in order:
  *  name                 for messages
  *  match_min/max_abi_version  accepted range of abi34_sysfs_dev.abi_ver
- *  match_table          ABI34_MATCH_END-terminated, or NULL
+ *  match_table          ABI34_MATCH_END-terminated; never NULL: try_drivers()
+ *                       walks it unchecked for devices with a driver id
  *  static_providers     only for static builds of rdma-core; NULL
  *  match_device         if set, called after the table match for every
  *                       device (sysfs_dev->match holds the table result,

@@ -631,11 +631,24 @@ static struct verbs_context *xqp_alloc_context(struct ibv_device *ibdev, int cmd
 	return &ctx->vctx;
 }
 
+/*
+ * No device matches by table: xqp_match_device() decides. The table is
+ * still there, empty: libibverbs (init.c: try_drivers(), both 44.0 and
+ * 56.1) walks every registered provider's match_table without a NULL
+ * check whenever a device has a netlink driver id (rxe, mlx5, ...), so a
+ * NULL table crashed any program that enumerates such a device with xqp's
+ * provider registered before that device's own (RDMAV_DRIVERS=xqp, or the
+ * order of /etc/libibverbs.d).
+ */
+static const struct abi34_match_ent xqp_match_table[] = {
+	{ .kind = ABI34_MATCH_END },
+};
+
 const struct abi34_device_ops xqp_device_ops = {
 	.name = "xqp",
 	.match_min_abi_version = XQP_PROVIDER_ABI,
 	.match_max_abi_version = XQP_PROVIDER_ABI,
-	.match_table = NULL,
+	.match_table = xqp_match_table,
 	.match_device = xqp_match_device,
 	.alloc_context = xqp_alloc_context,
 	.alloc_device = xqp_alloc_device,
