@@ -16,15 +16,17 @@ BUILD ?= build
 Q ?= @
 
 # ---- host build of the core + soft device + GoogleTest ------------------
-CORE_SRCS := $(filter-out core/runtime/%,$(wildcard core/*.cpp))
-SOFT_SRCS := $(addprefix drivers/soft/,soft.c fabric.c mr.c cq.c wq.c exec.c)
-TEST_SRCS := $(wildcard tests/host/test_*.cpp) tests/host/seam_host.cpp
-HOST_INC := -Icore -Icore/include -Itests/host/include -Idrivers -Itests/host
-CORE_CXXFLAGS := -std=gnu++20 -ffreestanding -fno-exceptions -fno-rtti \
-	-fno-threadsafe-statics -fno-use-cxa-atexit -nostdinc++ \
-	-Wall -Wextra -Werror
+# The sources and the core's C++ rules: sources.mk, shared with Kbuild.
+XQP_TOP := .
+include sources.mk
+CORE_SRCS := $(XQP_CORE_SRCS)
+SOFT_SRCS := $(XQP_SOFT_SRCS)
+TEST_SRCS := $(wildcard tests/host/test_*.cpp) $(XQP_HOST_PLATFORM_SRCS)
+HOST_INC := $(addprefix -I,$(XQP_HOST_INC_DIRS))
+CORE_CXXFLAGS := $(XQP_CXX_FREESTANDING) -Wall -Wextra -Werror
 SOFT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror
 TEST_CXXFLAGS := -std=gnu++20 -Wall -Wextra -Werror
+HOST_HDRS := $(XQP_CORE_HDRS) $(XQP_HOST_PLATFORM_HDRS) $(XQP_SOFT_HDRS) $(wildcard tests/host/*.h)
 
 # variant name -> extra flags
 HOST_VARIANTS := plain asan tsan
@@ -33,10 +35,10 @@ FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 FLAGS_tsan := -O1 -g -fsanitize=thread
 
 define host_variant
-$(BUILD)/host/$(1)/%.cpp.o: %.cpp $(wildcard core/*.h core/util/*.h core/include/xqp/*.h tests/host/*.h drivers/soft/*.h)
+$(BUILD)/host/$(1)/%.cpp.o: %.cpp $(HOST_HDRS)
 	@mkdir -p $$(dir $$@)
 	$(Q)$$(if $$(filter core/%,$$<),$(CXX) $(CORE_CXXFLAGS),$(CXX) $(TEST_CXXFLAGS)) $(FLAGS_$(1)) $(HOST_INC) -c $$< -o $$@
-$(BUILD)/host/$(1)/%.c.o: %.c $(wildcard core/include/xqp/*.h drivers/soft/*.h)
+$(BUILD)/host/$(1)/%.c.o: %.c $(HOST_HDRS)
 	@mkdir -p $$(dir $$@)
 	$(Q)$(CC) $(SOFT_CFLAGS) $(FLAGS_$(1)) $(HOST_INC) -c $$< -o $$@
 $(BUILD)/host/$(1)/xqp-tests: $(addprefix $(BUILD)/host/$(1)/,$(addsuffix .o,$(CORE_SRCS) $(SOFT_SRCS) $(TEST_SRCS)))
@@ -45,7 +47,7 @@ endef
 $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 
 # ---- benchmarks (host, optimised, no sanitizers) --------------------------
-BENCH_OBJS := $(addprefix $(BUILD)/host/bench/,$(addsuffix .o,$(CORE_SRCS) $(SOFT_SRCS) tests/host/seam_host.cpp tests/bench/bench_core.cpp))
+BENCH_OBJS := $(addprefix $(BUILD)/host/bench/,$(addsuffix .o,$(CORE_SRCS) $(SOFT_SRCS) $(XQP_HOST_PLATFORM_SRCS) bench/host/bench_core.cpp))
 FLAGS_bench := -O2 -g -DNDEBUG
 $(eval $(call host_variant,bench))
 $(BUILD)/host/bench/xqp-bench: $(BENCH_OBJS)
@@ -84,6 +86,10 @@ bench-kernel:
 # (scripts/bench-profile [kernel] [uverbs]; counts calls, not time).
 bench-profile:
 	$(Q)scripts/bench-profile
+
+# The module sources (sources.mk), for the scripts that copy them.
+print-module-tree:
+	@echo $(XQP_MODULE_TREE)
 
 host-build: $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/xqp-tests)
 
@@ -162,6 +168,7 @@ fault-sweep:
 
 .PHONY: fault-sweep
 .PHONY: res-check kill-rounds memcg-check fuzz fuzz-host bench-profile
+.PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
 	rm -rf $(BUILD)

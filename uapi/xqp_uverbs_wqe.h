@@ -2,7 +2,7 @@
 /*
  * Userspace only (no kernel code includes it): a POST_SEND to
  * /dev/xqp/uverbsN as its two writers build it, xqp's libibverbs provider
- * (provider/post.c, from struct ibv_send_wr) and libxqpverbs
+ * (user/provider/post.c, from struct ibv_send_wr) and libxqpverbs
  * (user/lib/post.c, from struct xqpv_send_wr). Both WR structs have
  * ibv_send_wr's field names, and their opcodes are the IBTA values
  * uverbs takes (each writer asserts it with XQP_UVERBS_ASSERT_WR_OPCODES).

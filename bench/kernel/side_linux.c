@@ -4,7 +4,7 @@
  * ib_create_qp_user, ib_open_qp, ib_close_qp, ib_destroy_qp, ib_alloc_xrcd_user)
  * on a reference device of its own (xqp_refdev_create(), from
  * xqp_refdev.ko's exports), called exactly as the differential KUnit suite
- * calls it (kunit/diff_linux.c).
+ * calls it (tests/kunit/diff_linux.c).
  */
 #include <linux/err.h>
 #include <linux/slab.h>
@@ -15,7 +15,7 @@
 
 /*
  * Exported by ib_core (verbs.c) but declared only in its private
- * core_priv.h; the same prototype as there (as kunit/diff_linux.c).
+ * core_priv.h; the same prototype as there (as tests/kunit/diff_linux.c).
  */
 struct ib_uqp_object;
 struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,

@@ -69,7 +69,7 @@ template <typename T> inline T *err_ptr(int err)
 
 } // namespace xqp
 
-/* The module's C++ runtime (core/runtime/cxxrt.cpp, kernel only). */
+/* The module's C++ runtime (platform/kernel/cxxrt.cpp, kernel only). */
 void *operator new(xqp::size_t size, xqp::Gfp gfp) noexcept;
 extern "C" void __cxa_pure_virtual();
 

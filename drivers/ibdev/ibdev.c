@@ -24,7 +24,7 @@
 
 #include <xqp/driver.h>
 #include <xqp/verbs.h>
-#include "../uverbs/export.h"
+#include "../../uverbs/export.h"
 
 /* The provider's ABI version (libibverbs: match_min/max_abi_version). */
 #define XQP_IBDEV_UVERBS_ABI	1

@@ -2,7 +2,7 @@
 /*
  * xqp_refdev: a minimal XRC-capable ib_device registered with the kernel's
  * own ib_core, so that the scenarios xqp runs against its core can be run
- * against Linux's (the differential KUnit suite, kunit/diff_*.c) and, through
+ * against Linux's (the differential KUnit suite, tests/kunit/diff_*.c) and, through
  * /dev/infiniband/uverbsN, against Linux's uverbs (the userspace acceptance
  * suite).
  *

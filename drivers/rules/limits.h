@@ -3,7 +3,7 @@
  * The device rules shared by the soft device (drivers/soft, under xqp's
  * core) and the reference device (drivers/refdev, under Linux's ib_core):
  * what a device advertises, and how it checks and grants what a consumer
- * asks for. The differential suite (kunit/diff_*.c) compares the two cores
+ * asks for. The differential suite (tests/kunit/diff_*.c) compares the two cores
  * over these two devices; it shows the cores' differences only while the
  * devices behave the same, so their rules live here, once. rxe's rules
  * where rxe has one.

@@ -52,7 +52,7 @@
 #include <linux/netlink.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "../fault_knobs.h"
+#include "../lib/fault_knobs.h"
 #include "fuzz.h"
 #include "xqp_uverbs.h"
 #include "xqp_res.h"

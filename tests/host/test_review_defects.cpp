@@ -2,7 +2,7 @@
 /*
  * The core defects of issue 9's review (defects 2, 4 and 5), one test
  * each; every one failed before its fix (docs/reliability.md, "Review
- * defects"). Defects 1 and 3 are in the char device: user/tests/cases_review.c.
+ * defects"). Defects 1 and 3 are in the char device: tests/acceptance/cases_review.c.
  */
 #include <sys/mman.h>
 #include <unistd.h>

@@ -898,7 +898,7 @@ TEST_F(Traffic, ResizeCqKeepsItsCompletions)
 
 /*
  * Every data-path op of the soft device can fail on demand (the failure
- * sweeps, kunit/fault_sweep.c): the core returns the driver's errno, a
+ * sweeps, tests/kunit/fault_sweep.c): the core returns the driver's errno, a
  * refused post names its first WR as bad and queues nothing, and the next
  * call works. The fast ops are counted only while counting is on.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Device opening, QP connection and polling for the stress programs and
- * provider/verbs_smoke.c.
+ * tests/provider/verbs_smoke.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * What the stress programs and provider/verbs_smoke.c (xqp-verbs-smoke)
+ * What the stress programs and tests/provider/verbs_smoke.c (xqp-verbs-smoke)
  * share: opening an xqp device through Debian's libibverbs (and so through
  * xqp's provider), connecting RC-like QPs, and polling with a deadline.
  * Public libibverbs API only.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Resource walk: the objects of one device as `xqp res show` reports them
- * (drivers/uverbs/nl_res.c), read under the core's own locks.
+ * (uverbs/nl_res.c), read under the core's own locks.
  *
  * A walk visits one type of object and is resumable: the caller keeps a
  * struct xqp_res_cursor between calls (a netlink dump keeps it between

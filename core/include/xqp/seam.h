@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The platform seam: the only way the core (and the soft device) reach the
- * kernel. Two implementations: core/kernel/seam.c (Linux) and
- * tests/host/seam_host.cpp (pthreads + malloc, stricter: poison on free, lock
+ * kernel. Two implementations: platform/kernel/seam.c (Linux) and
+ * platform/host/seam_host.cpp (pthreads + malloc, stricter: poison on free, lock
  * owner and sleep-in-atomic assertions, allocation-failure injection).
  *
  * Locks are embedded in core objects as opaque storage whose size comes from
  * xqp/seam_sizes.h: generated from the kernel's own types at build time
- * (core/kernel/seam_sizes.c), a fixed file on the host.
+ * (platform/kernel/seam_sizes.c), a fixed file on the host.
  */
 #ifndef XQP_SEAM_H
 #define XQP_SEAM_H

@@ -30,7 +30,7 @@
 #include <linux/uaccess.h>
 
 #include "uverbs.h"
-#include "../../uapi/xqp_uverbs.h"
+#include "../uapi/xqp_uverbs.h"
 
 /* uverbs_req_iter: steps over the flexible arrays behind a command. */
 struct req_iter {

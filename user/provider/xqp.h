@@ -21,7 +21,7 @@
 #include <sys/types.h>
 
 #include "abi34.h"
-#include "../uapi/xqp_uverbs.h"
+#include "../../uapi/xqp_uverbs.h"
 
 #define XQP_HIDDEN __attribute__((visibility("hidden")))
 

@@ -14,7 +14,7 @@
 
 #include "uverbs.h"
 #include "export.h"
-#include "../../uapi/xqp_uverbs.h"
+#include "../uapi/xqp_uverbs.h"
 
 #define XQP_UVERBS_MAX_DEVICES	32
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Host sizes of the seam's opaque lock storage (tests/host/seam_host.cpp). */
+/* Host sizes of the seam's opaque lock storage (platform/host/seam_host.cpp). */
 #ifndef XQP_SEAM_SIZES_H
 #define XQP_SEAM_SIZES_H
 #define XQP_SPINLOCK_BYTES 64	/* pthread_mutex_t (40) + owner + class */

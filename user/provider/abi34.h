@@ -7,7 +7,7 @@
  * so the project declares it itself. Everything here was written from
  * facts read in rdma-core v44.0 (paths given per item, all under
  * libibverbs/ unless said otherwise) and checked against Debian's
- * libibverbs.so.1.14.44.0 by provider/abi_check.c
+ * libibverbs.so.1.14.44.0 by tests/provider/abi_check.c
  * (`make -C provider abi-check`).
  *
  * Naming: the types are this project's (prefix abi34_); only the function

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../tests/fault_knobs.h"
+#include "../lib/fault_knobs.h"
 #include "traffic.h"
 
 /* An RC pair a (uverbs0) <- b (uverbs1) with the given path parameters. */

@@ -28,7 +28,7 @@
 
 #include "uverbs.h"
 #include "nl_res.h"
-#include "../../uapi/xqp_res.h"
+#include "../uapi/xqp_res.h"
 
 #define RES_MAX_DEVICES	32
 #define RES_BUDGET	64

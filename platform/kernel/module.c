@@ -2,14 +2,14 @@
 /*
  * xqp.ko: the core (C++), its kernel seam and the C API exports. Drivers
  * (xqp_soft.ko first) register devices with it; clients hear of them. The
- * first client is the uverbs character device (drivers/uverbs/), which gives
+ * first client is the uverbs character device (uverbs/), which gives
  * every device a /dev/xqp/uverbsN.
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
-#include "uverbs/nl_res.h"
-#include "uverbs/uverbs.h"
+#include "../../uverbs/nl_res.h"
+#include "../../uverbs/uverbs.h"
 #include "xqp/seam.h"
 
 static int __init xqp_init(void)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "xqp.h"
-#include "../uapi/xqp_uverbs_wqe.h"
+#include "../../uapi/xqp_uverbs_wqe.h"
 
 #define HDR_LEN sizeof(struct ib_uverbs_cmd_hdr)
 #define WQE_LEN sizeof(struct xqp_uverbs_send_wr)

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "acc.h"
-#include "../../tests/fault_knobs.h"
+#include "../lib/fault_knobs.h"
 
 /*
  * How long to wait before touching what a buggy teardown would have freed:

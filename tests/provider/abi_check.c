@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * abi-check: does provider/abi34.h describe the libibverbs installed here?
+ * abi-check: does user/provider/abi34.h describe the libibverbs installed here?
  *
  * Compiled against Debian's public <infiniband/verbs.h> and our own
  * abi34.h, linked against the installed libibverbs.so.1. Three layers:

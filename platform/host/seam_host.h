@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Host-only controls of the strict host seam (tests/host/seam_host.cpp). */
+/* Host-only controls of the strict host seam (platform/host/seam_host.cpp). */
 #ifndef XQP_SEAM_HOST_H
 #define XQP_SEAM_HOST_H
 

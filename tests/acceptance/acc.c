@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../tests/fault_knobs.h"
+#include "../lib/fault_knobs.h"
 #include "acc.h"
 
 const char *g_dev;
