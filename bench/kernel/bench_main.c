@@ -25,7 +25,7 @@
  * xqp and linux are the medians over the rounds, ratio the median of the
  * per-round xqp/linux ratios and range their minimum and maximum. Then
  *   bench-kernel: N passed, N failed
- * with one check per metric of issue 10 (and one for the final teardown).
+ * with one check per metric (and one for the final teardown).
  * Lines "bench-kernel-info:" say what was measured (counts, sizes).
  */
 #include <linux/completion.h>

@@ -46,44 +46,53 @@ struct xqp_soft_counts {
 };
 
 /*
- * One per op of struct xqp_device_ops, for fault injection and call counts.
- * New ops are appended (before XQP_SOFT_OP_COUNT): the numbers are used by
- * the debugfs inject knob's name table (soft_main.c) and by tests.
+ * One per op of struct xqp_device_ops, for fault injection and call counts:
+ * the one table of them, X(NAME, name), in number order. New ops are
+ * appended: the numbers are used by tests, the names by the debugfs inject
+ * knob (soft_main.c), which also lists them for userspace.
+ * The data path starts at POST_SEND. Its first five ops may be called in
+ * any context and at a high rate: their calls are counted only while
+ * xqp_soft_count_data_path() is on (they can fail on demand always).
  */
+#define XQP_SOFT_OPS(X) \
+	X(QUERY_DEVICE, query_device) \
+	X(QUERY_PORT, query_port) \
+	X(ALLOC_PD, alloc_pd) \
+	X(DEALLOC_PD, dealloc_pd) \
+	X(CREATE_CQ, create_cq) \
+	X(DESTROY_CQ, destroy_cq) \
+	X(ALLOC_XRCD, alloc_xrcd) \
+	X(DEALLOC_XRCD, dealloc_xrcd) \
+	X(CREATE_SRQ, create_srq) \
+	X(DESTROY_SRQ, destroy_srq) \
+	X(CREATE_QP, create_qp) \
+	X(MODIFY_QP, modify_qp) \
+	X(QUERY_QP, query_qp) \
+	X(DESTROY_QP, destroy_qp) \
+	X(REG_MR, reg_mr) \
+	X(DEREG_MR, dereg_mr) \
+	X(POST_SEND, post_send) \
+	X(POST_RECV, post_recv) \
+	X(POST_SRQ_RECV, post_srq_recv) \
+	X(POLL_CQ, poll_cq) \
+	X(REQ_NOTIFY_CQ, req_notify_cq) \
+	X(RESIZE_CQ, resize_cq) \
+	X(MODIFY_SRQ, modify_srq) \
+	X(QUERY_SRQ, query_srq) \
+	X(QUERY_GID, query_gid) \
+	X(QUERY_PKEY, query_pkey)
+
 enum xqp_soft_op {
-	XQP_SOFT_OP_QUERY_DEVICE,
-	XQP_SOFT_OP_QUERY_PORT,
-	XQP_SOFT_OP_ALLOC_PD,
-	XQP_SOFT_OP_DEALLOC_PD,
-	XQP_SOFT_OP_CREATE_CQ,
-	XQP_SOFT_OP_DESTROY_CQ,
-	XQP_SOFT_OP_ALLOC_XRCD,
-	XQP_SOFT_OP_DEALLOC_XRCD,
-	XQP_SOFT_OP_CREATE_SRQ,
-	XQP_SOFT_OP_DESTROY_SRQ,
-	XQP_SOFT_OP_CREATE_QP,
-	XQP_SOFT_OP_MODIFY_QP,
-	XQP_SOFT_OP_QUERY_QP,
-	XQP_SOFT_OP_DESTROY_QP,
-	XQP_SOFT_OP_REG_MR,
-	XQP_SOFT_OP_DEREG_MR,
-	/*
-	 * The data path. The first five may be called in any context and at
-	 * a high rate: their calls are counted only while
-	 * xqp_soft_count_data_path() is on (they can fail on demand always).
-	 */
-	XQP_SOFT_OP_POST_SEND,
-	XQP_SOFT_OP_POST_RECV,
-	XQP_SOFT_OP_POST_SRQ_RECV,
-	XQP_SOFT_OP_POLL_CQ,
-	XQP_SOFT_OP_REQ_NOTIFY_CQ,
-	XQP_SOFT_OP_RESIZE_CQ,
-	XQP_SOFT_OP_MODIFY_SRQ,
-	XQP_SOFT_OP_QUERY_SRQ,
-	XQP_SOFT_OP_QUERY_GID,
-	XQP_SOFT_OP_QUERY_PKEY,
+#define XQP_SOFT_OP_ENUM(NAME, name) XQP_SOFT_OP_##NAME,
+	XQP_SOFT_OPS(XQP_SOFT_OP_ENUM)
+#undef XQP_SOFT_OP_ENUM
 	XQP_SOFT_OP_COUNT
 };
+
+/* An op's name ("create_qp"); NULL past the table. */
+const char *xqp_soft_op_name(enum xqp_soft_op op);
+/* The op of that name, or -EINVAL. */
+int xqp_soft_op_lookup(const char *name);
 
 void xqp_soft_default_limits(struct xqp_soft_limits *lim);
 struct xqp_soft *xqp_soft_create(const char *name,

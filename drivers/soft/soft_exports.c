@@ -12,6 +12,8 @@ EXPORT_SYMBOL_GPL(xqp_soft_ops);
 EXPORT_SYMBOL_GPL(xqp_soft_counts);
 EXPORT_SYMBOL_GPL(xqp_soft_inject);
 EXPORT_SYMBOL_GPL(xqp_soft_op_calls);
+EXPORT_SYMBOL_GPL(xqp_soft_op_name);
+EXPORT_SYMBOL_GPL(xqp_soft_op_lookup);
 EXPORT_SYMBOL_GPL(xqp_soft_raise_qp_event);
 EXPORT_SYMBOL_GPL(xqp_soft_raise_srq_event);
 EXPORT_SYMBOL_GPL(xqp_soft_raise_cq_event);

@@ -57,18 +57,6 @@ static struct dentry *soft_dirs[XQP_MAX_SOFT];
 
 /* ---- debugfs: the fault-injection hook ---------------------------------- */
 
-/* In enum xqp_soft_op order. */
-static const char *const soft_op_names[] = {
-	"query_device", "query_port", "alloc_pd", "dealloc_pd",
-	"create_cq", "destroy_cq", "alloc_xrcd", "dealloc_xrcd",
-	"create_srq", "destroy_srq", "create_qp", "modify_qp",
-	"query_qp", "destroy_qp", "reg_mr", "dereg_mr",
-	"post_send", "post_recv", "post_srq_recv", "poll_cq",
-	"req_notify_cq", "resize_cq", "modify_srq", "query_srq",
-	"query_gid", "query_pkey",
-};
-static_assert(ARRAY_SIZE(soft_op_names) == XQP_SOFT_OP_COUNT);
-
 /* xqp_soft/ in debugfs, or an error pointer (debugfs absent: no hook). */
 static struct dentry *soft_debugfs_root;
 
@@ -94,7 +82,8 @@ static char *soft_hook_input(char *buf, const char __user *ubuf, size_t count)
 static ssize_t soft_inject_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	struct xqp_soft *soft = file->private_data;
+	struct seq_file *m = file->private_data;	/* single_open()'s, listing the ops */
+	struct xqp_soft *soft = m->private;
 	char buf[SOFT_HOOK_BUF], *p = soft_hook_input(buf, ubuf, count), *op_s, *err_s, *after_s;
 	unsigned int err, after = 0;
 	int op;
@@ -108,19 +97,36 @@ static ssize_t soft_inject_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (after_s && *after_s && kstrtouint(after_s, 10, &after))
 		return -EINVAL;
-	op = match_string(soft_op_names, ARRAY_SIZE(soft_op_names), op_s);
+	op = xqp_soft_op_lookup(op_s);
 	if (op < 0)
-		return -EINVAL;
+		return op;
 	xqp_soft_inject(soft, (enum xqp_soft_op)op, -(int)err, after);
 	*ppos += count;
 	return count;
 }
 
+/* Reading the knob lists the ops it takes, one name a line (soft.h's table). */
+static int soft_inject_show(struct seq_file *m, void *unused)
+{
+	int op;
+
+	for (op = 0; op < XQP_SOFT_OP_COUNT; op++)
+		seq_printf(m, "%s\n", xqp_soft_op_name(op));
+	return 0;
+}
+
+static int soft_inject_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, soft_inject_show, inode->i_private);
+}
+
 static const struct file_operations soft_inject_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = soft_inject_open,
+	.read = seq_read,
 	.write = soft_inject_write,
-	.llseek = noop_llseek,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 /* counts (read only): the device's live driver objects, one "kind N" a line. */
@@ -143,7 +149,7 @@ static struct dentry *soft_debugfs_add(struct xqp_soft *soft, const char *name)
 	if (IS_ERR_OR_NULL(soft_debugfs_root))
 		return NULL;
 	dir = debugfs_create_dir(name, soft_debugfs_root);
-	debugfs_create_file("inject", 0200, dir, soft, &soft_inject_fops);
+	debugfs_create_file("inject", 0600, dir, soft, &soft_inject_fops);
 	debugfs_create_file("counts", 0400, dir, soft, &soft_counts_fops);
 	return dir;
 }

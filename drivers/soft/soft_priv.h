@@ -211,17 +211,44 @@ struct soft_qp {
 	struct soft_ring rq;		/* struct soft_rwqe; none with an SRQ */
 };
 
-/* ---- soft.c ---- */
+/* ---- pool.c ---- */
 struct soft_qp *soft_qp_get(struct xqp_soft *soft, xqp_u32 qp_num);
 struct soft_srq *soft_srq_get(struct xqp_soft *soft, xqp_u32 srq_num);
+int soft_numtab_init(struct soft_numtab *tab, xqp_u32 first);
+void soft_numtab_free(struct soft_numtab *tab);
 int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num);
 void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
 			xqp_u32 *count, xqp_u32 num);
 void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num);
+/* A zeroed object of @size counted in @count (at most @max), or an error pointer. */
+void *soft_obj_new(struct xqp_soft *soft, xqp_size_t size, xqp_u32 *count, xqp_u32 max);
+void soft_obj_del(struct xqp_soft *soft, void *p, xqp_u32 *count);
+int soft_owns(struct xqp_soft *soft, const void *p);
+
+/* ---- inject.c ---- */
 int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op);
 int soft_enter_data_path(struct xqp_soft *soft, enum xqp_soft_op op);
-int soft_owns(struct xqp_soft *soft, const void *p);
+
+/* ---- verbs.c, srq.c, qp.c: the object ops ---- */
+int soft_alloc_pd(void *drv, void **drv_pd);
+int soft_dealloc_pd(void *drv, void *drv_pd);
+int soft_create_cq(void *drv, int cqe, void **drv_cq, int *granted_cqe,
+		   struct xqp_cq *core_cq);
+int soft_destroy_cq(void *drv, void *drv_cq);
+int soft_alloc_xrcd(void *drv, void **drv_xrcd);
+int soft_dealloc_xrcd(void *drv, void *drv_xrcd);
+int soft_create_srq(void *drv, void *drv_pd, void *drv_xrcd, void *drv_cq,
+		    struct xqp_srq_init_attr *init, void **drv_srq, xqp_u32 *srq_num,
+		    struct xqp_srq *core_srq);
+int soft_destroy_srq(void *drv, void *drv_srq);
+int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
+		   struct xqp_drv_qp_created *out);
+int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
+		   int mask);
+int soft_query_qp(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
+		  int mask);
+int soft_destroy_qp(void *drv, void *drv_qp);
 
 /* ---- fabric.c ---- */
 int soft_fabric_join(struct xqp_soft *soft);

@@ -9,7 +9,7 @@
  *   -c CASE    run only CASE (repeatable)
  *   -r MODULE  run the device-removal cases instead (they unload MODULE)
  *   -l         list the cases
- *   -f MAX     allocation-failure sweep (issue 9; xqp's device only): each
+ *   -f MAX     allocation-failure sweep (xqp's device only): each
  *              case runs again and again with its process's fail-nth set
  *              to N (the N-th allocation the kernel makes for that task
  *              fails, once; /proc/thread-self/fail-nth, written right
@@ -853,7 +853,7 @@ int main(int argc, char **argv)
 	const struct acc_case *all[] = {
 		acc_cases_abi, acc_cases_objects, acc_cases_xrcd, acc_cases_shared,
 		acc_cases_events, acc_cases_stress, acc_cases_traffic, acc_cases_errors,
-		acc_cases_channel, acc_cases_raw, acc_cases_review,
+		acc_cases_channel, acc_cases_raw, acc_cases_refusals,
 		acc_cases_removal,
 	};
 	const char *only[64];

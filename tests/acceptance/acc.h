@@ -146,7 +146,7 @@ extern const struct acc_case acc_cases_traffic[];
 extern const struct acc_case acc_cases_errors[];
 extern const struct acc_case acc_cases_channel[];
 extern const struct acc_case acc_cases_raw[];
-extern const struct acc_case acc_cases_review[];
+extern const struct acc_case acc_cases_refusals[];
 extern const struct acc_case acc_cases_removal[];
 
 #endif

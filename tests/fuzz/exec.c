@@ -1398,36 +1398,31 @@ static int nl_res(struct actor *ac, const struct fz_op *op)
 /* ---- driver op failures (the soft device's inject file) --------------------- */
 
 /*
- * The soft device's op names: those of driver.h's ops (the data path's too,
- * for when the device has injection points there), kept when the device's
- * inject file accepts them. New ops (appended by the device) are picked up
- * when they carry a driver op's name; an op number is taken modulo the count.
+ * The soft device's op names, as its inject knob lists them when read (one
+ * a line; drivers/soft/soft.h's table is the one source): ops the device
+ * grows are picked up; an op number is taken modulo the count.
  */
-static const char *const soft_op_candidates[] = {
-	"query_device", "query_port", "alloc_pd", "dealloc_pd", "create_cq", "destroy_cq",
-	"alloc_xrcd", "dealloc_xrcd", "create_srq", "destroy_srq", "create_qp", "modify_qp",
-	"query_qp", "destroy_qp", "reg_mr", "dereg_mr", "post_send", "post_recv",
-	"post_srq_recv", "poll_cq", "req_notify_cq", "resize_cq", "modify_srq", "query_srq",
-	"query_gid", "query_pkey", "create_ah", "destroy_ah", "map", "unmap", "exec",
-};
-#define N_CANDIDATES (int)(sizeof(soft_op_candidates) / sizeof(soft_op_candidates[0]))
-static const char *soft_ops[N_CANDIDATES];
+#define MAX_SOFT_OPS	64
+static char soft_op_buf[2048];
+static const char *soft_ops[MAX_SOFT_OPS];
 static int n_soft_ops;
 
 static void inject_discover(void)
 {
-	int fd = open("/sys/kernel/debug/xqp_soft/xqp_soft0/inject", O_WRONLY | O_CLOEXEC), i;
-	char line[64];
+	int fd = open("/sys/kernel/debug/xqp_soft/xqp_soft0/inject", O_RDONLY | O_CLOEXEC);
+	ssize_t len = 0, r;
+	char *p, *line;
 
 	if (fd < 0)
 		return;
-	for (i = 0; i < N_CANDIDATES; i++) {
-		int k = snprintf(line, sizeof(line), "%s 0", soft_op_candidates[i]);
-
-		if (write(fd, line, (size_t)k) == k)
-			soft_ops[n_soft_ops++] = soft_op_candidates[i];
-	}
+	while (len < (ssize_t)sizeof(soft_op_buf) - 1 &&
+	       (r = read(fd, soft_op_buf + len, sizeof(soft_op_buf) - 1 - (size_t)len)) > 0)
+		len += r;
 	close(fd);
+	soft_op_buf[len] = '\0';
+	for (p = soft_op_buf; n_soft_ops < MAX_SOFT_OPS && (line = strsep(&p, "\n"));)
+		if (*line)
+			soft_ops[n_soft_ops++] = line;
 }
 
 static void inject(const struct fz_op *op)

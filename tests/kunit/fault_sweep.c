@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit xqp_fault: issue 9's failure sweeps, in the kernel, over programs
+ * KUnit xqp_fault: the failure sweeps, in the kernel, over programs
  * of steps on fresh soft devices (fault_sweep.h): the scenarios of xqp_diff
  * (diff_scenarios.c), xqp's side (dx_xqp_exec: a fresh soft device each
  * run), and the data-path traffic programs (fault_sweep_traffic.c: two
@@ -66,18 +66,6 @@ static const int fs_errnos[] = {
 	EPERM, ENODEV, ETIMEDOUT, EINTR,
 };
 #define FS_ERRNOS_SLICE	3
-
-/* In enum xqp_soft_op order, for the reports. */
-static const char *const fs_op_names[] = {
-	"query_device", "query_port", "alloc_pd", "dealloc_pd",
-	"create_cq", "destroy_cq", "alloc_xrcd", "dealloc_xrcd",
-	"create_srq", "destroy_srq", "create_qp", "modify_qp",
-	"query_qp", "destroy_qp", "reg_mr", "dereg_mr",
-	"post_send", "post_recv", "post_srq_recv", "poll_cq",
-	"req_notify_cq", "resize_cq", "modify_srq", "query_srq",
-	"query_gid", "query_pkey",
-};
-static_assert(ARRAY_SIZE(fs_op_names) == XQP_SOFT_OP_COUNT);
 
 /* A program that has not completed after this many failure points is a failure. */
 #define FS_MAX_POINTS	4000
@@ -258,10 +246,10 @@ static void fs_describe(char *buf, size_t len, const struct fs_prog *p, const st
 	if (arm->alloc)
 		scnprintf(buf, len, "allocation %u", arm->nth);
 	else if (nsofts > 1)
-		scnprintf(buf, len, "dev %u %s call %u -> -%d", arm->dev, fs_op_names[arm->op],
+		scnprintf(buf, len, "dev %u %s call %u -> -%d", arm->dev, xqp_soft_op_name(arm->op),
 			  arm->after + 1, arm->err);
 	else
-		scnprintf(buf, len, "%s call %u -> -%d", fs_op_names[arm->op], arm->after + 1,
+		scnprintf(buf, len, "%s call %u -> -%d", xqp_soft_op_name(arm->op), arm->after + 1,
 			  arm->err);
 }
 
@@ -800,7 +788,7 @@ static void fs_summary(struct kunit *test)
 		if (sum)
 			all++;
 		else
-			n += scnprintf(unreached + n, sizeof(unreached) - n, " %s", fs_op_names[op]);
+			n += scnprintf(unreached + n, sizeof(unreached) - n, " %s", xqp_soft_op_name(op));
 	}
 	kunit_info(test, "xqp_fault: allocation sweep: %u scenarios, %u failure points (%u in the device's creation and removal, %u absorbed), %u failed; page allocator %s\n",
 		   dx->a_progs, dx->a_points, fs_total.a_device, dx->a_absorbed,
@@ -819,7 +807,7 @@ static void fs_summary(struct kunit *test)
 	for (op = 0; op < XQP_SOFT_OP_COUNT; op++)
 		if (dx->o_calls[op] || tr->o_calls[op])
 			kunit_info(test, "xqp_fault:   %-13s %llu calls failed in turn (scenarios %llu, traffic %llu)\n",
-				   fs_op_names[op], dx->o_calls[op] + tr->o_calls[op],
+				   xqp_soft_op_name(op), dx->o_calls[op] + tr->o_calls[op],
 				   dx->o_calls[op], tr->o_calls[op]);
 	kunit_info(test, "xqp_fault: %u of %u ops failed; ops neither the scenarios nor the traffic programs call:%s\n",
 		   all, XQP_SOFT_OP_COUNT, n ? unreached : " none");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * xqp-kill-rounds: one round of issue 9's kill -9 test, run in the guest by
+ * xqp-kill-rounds: one round of the kill -9 test, run in the guest by
  * scripts/kill-rounds, through Debian's libibverbs and xqp's provider.
  *
  *   xqp-kill-rounds DIR PROCS MILLISECONDS SEED [REMOVE_AT_MS]

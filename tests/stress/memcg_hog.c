@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * xqp-memcg: the two processes of issue 9's memory-cgroup test, run in the
+ * xqp-memcg: the two processes of the memory-cgroup test, run in the
  * guest by scripts/memcg-check, through Debian's libibverbs and xqp's
  * provider.
  *

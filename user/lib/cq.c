@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "priv.h"
+#include "wire.h"
 
 /* ---- completion channels --------------------------------------------------- */
 
@@ -121,10 +122,6 @@ int xqpv_destroy_cq(struct xqpv_cq *cq)
 
 /* ---- polling ---------------------------------------------------------------------- */
 
-/* The most WCs one POLL_CQ response can carry (out_words is 16 bits). */
-#define POLL_MAX ((0xffff * 4 - sizeof(struct ib_uverbs_poll_cq_resp)) / \
-		  sizeof(struct ib_uverbs_wc))
-
 static void wc_from_kernel(struct xqpv_wc *w, const struct ib_uverbs_wc *k)
 {
 	w->wr_id = k->wr_id;
@@ -146,34 +143,24 @@ static void wc_from_kernel(struct xqpv_wc *w, const struct ib_uverbs_wc *k)
 int xqpv_poll_cq(struct xqpv_cq *cq, int num_entries, struct xqpv_wc *wc)
 {
 	unsigned char small[sizeof(struct ib_uverbs_poll_cq_resp) +
-			    16 * sizeof(struct ib_uverbs_wc)];
+			    16 * sizeof(struct ib_uverbs_wc)] __attribute__((aligned(8)));
 	struct ib_uverbs_poll_cq_resp *resp;
-	struct ib_uverbs_poll_cq cmd;
 	size_t ne, len;
-	int err;
+	int n;
 
 	if (num_entries < 0)
 		return -fail(EINVAL);
-	ne = (size_t)num_entries < POLL_MAX ? (size_t)num_entries : POLL_MAX;
+	ne = (size_t)num_entries < XQP_WIRE_POLL_MAX ? (size_t)num_entries : XQP_WIRE_POLL_MAX;
 	len = sizeof(*resp) + ne * sizeof(struct ib_uverbs_wc);
 	resp = len <= sizeof(small) ? (void *)small : malloc(len);
 	if (!resp)
 		return -fail(ENOMEM);
-	memset(resp, 0, sizeof(*resp));
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.response = RESP(resp);
-	cmd.cq_handle = cq->handle;
-	cmd.ne = (uint32_t)ne;
-	err = xqpi_exec_cmd(cq->context, IB_USER_VERBS_CMD_POLL_CQ, &cmd, sizeof(cmd), len);
-	if (!err && resp->count > ne)
-		err = EIO;	/* the kernel wrote more than we asked for */
-	if (!err)
-		for (uint32_t i = 0; i < resp->count; i++)
-			wc_from_kernel(&wc[i], &resp->wc[i]);
-	ne = resp->count;
+	n = xqp_wire_poll_cq(cq->context->cmd_fd, cq->handle, resp, (unsigned int)ne);
+	for (int i = 0; i < n; i++)
+		wc_from_kernel(&wc[i], &resp->wc[i]);
 	if ((void *)resp != (void *)small)
 		free(resp);
-	return err ? -fail(err) : (int)ne;
+	return n < 0 ? -fail(-n) : n;
 }
 
 int xqpv_req_notify_cq(struct xqpv_cq *cq, int solicited_only)

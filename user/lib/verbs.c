@@ -18,27 +18,16 @@
 #include <unistd.h>
 
 #include "priv.h"
+#include "wire.h"
 
 /* ---- command transport -------------------------------------------------- */
 
 int xqpi_write_cmd(struct xqpv_context *ctx, uint32_t command, void *buf,
 		   size_t total, size_t resp_len)
 {
-	struct ib_uverbs_cmd_hdr hdr;
-	ssize_t n;
+	int err = xqp_wire_write(ctx->cmd_fd, command, buf, total, resp_len);
 
-	if ((total % 4) || (resp_len % 4) || total / 4 > 0xffff || resp_len / 4 > 0xffff)
-		return fail(EINVAL);
-	hdr.command = command;
-	hdr.in_words = (uint16_t)(total / 4);
-	hdr.out_words = (uint16_t)(resp_len / 4);
-	memcpy(buf, &hdr, sizeof(hdr));
-	n = write(ctx->cmd_fd, buf, total);
-	if (n < 0)
-		return fail(errno);
-	if ((size_t)n != total)
-		return fail(EIO);
-	return 0;
+	return err ? fail(err) : 0;
 }
 
 int xqpi_exec_cmd(struct xqpv_context *ctx, uint32_t command, const void *cmd,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "xqp.h"
+#include "../wire/wire.h"
 
 /* The kernel's completion values are libibverbs' (IBTA order). */
 _Static_assert((int)IBV_WC_SEND == (int)IB_UVERBS_WC_SEND && (int)IBV_WC_RDMA_WRITE == (int)IB_UVERBS_WC_RDMA_WRITE &&
@@ -60,35 +61,21 @@ static void wc_from_kernel(struct ibv_wc *wc, const struct ib_uverbs_wc *k)
 	wc->dlid_path_bits = k->dlid_path_bits;
 }
 
-/* One POLL_CQ for at most @ne completions into @out. Returns the number
- * polled, or -errno. */
+/* One POLL_CQ (user/wire) for at most @ne completions into @out. Returns
+ * the number polled, or -errno. */
 static int poll_kernel(struct xqp_cq *cq, struct ib_uverbs_wc *out, unsigned int ne)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_poll_cq cmd;
-	} req;
 	struct {
 		struct ib_uverbs_poll_cq_resp head;
 		struct ib_uverbs_wc wc[XQP_CQ_BATCH];
 	} resp;
-	int ret;
+	int n;
 
-	if (ne > XQP_CQ_BATCH)
-		ne = XQP_CQ_BATCH;
-	memset(&req, 0, sizeof(req));
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.cq_handle = cq->vcq.cq.handle;
-	req.cmd.ne = ne;
-	resp.head.count = 0;
-	ret = xqp_write_cmd(cq->vcq.cq.context, IB_USER_VERBS_CMD_POLL_CQ, &req, sizeof(req),
-			    sizeof(resp.head) + ne * sizeof(resp.wc[0]));
-	if (ret)
-		return -ret;
-	if (resp.head.count > ne)
-		return -EIO;
-	memcpy(out, resp.wc, resp.head.count * sizeof(resp.wc[0]));
-	return (int)resp.head.count;
+	n = xqp_wire_poll_cq(cq->vcq.cq.context->cmd_fd, cq->vcq.cq.handle, &resp.head,
+			     ne < XQP_CQ_BATCH ? ne : XQP_CQ_BATCH);
+	if (n > 0)
+		memcpy(out, resp.wc, (size_t)n * sizeof(resp.wc[0]));
+	return n;
 }
 
 int xqp_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)

@@ -5,8 +5,8 @@
  * type (docs/uverbs.md "XRC sends"): the header, struct
  * ib_uverbs_post_send, wr_count WQEs of sizeof(struct xqp_uverbs_send_wr)
  * (= ib_uverbs_send_wr + xrc_remote_srq_num + reserved), then the SGEs of
- * every WR in order. A list longer than one write() can carry goes out in
- * several. The response's bad_wr is 1-based (0: nothing named).
+ * every WR in order, laid out and chunked by the wire layer (user/wire),
+ * which also maps the kernel's bad_wr back to the WR.
  *
  * Inline sends: the SGE addresses are the caller's memory; xqp's kernel
  * copies it during the write(), so nothing is copied here. The ibv_qp_ex
@@ -19,119 +19,70 @@
 #include <string.h>
 
 #include "xqp.h"
-#include "../../uapi/xqp_uverbs_wqe.h"
+#include "../wire/wire.h"
 
-#define HDR_LEN sizeof(struct ib_uverbs_cmd_hdr)
-#define WQE_LEN sizeof(struct xqp_uverbs_send_wr)
-
-_Static_assert(WQE_LEN % 8 == 0, "WQEs keep the SGEs aligned");
 _Static_assert(sizeof(struct ibv_sge) == sizeof(struct ib_uverbs_sge) &&
 	       offsetof(struct ibv_sge, length) == offsetof(struct ib_uverbs_sge, length) &&
 	       offsetof(struct ibv_sge, lkey) == offsetof(struct ib_uverbs_sge, lkey),
 	       "an ibv_sge is an ib_uverbs_sge");
 /* The values the kernel takes are libibverbs' (both are the IBTA's). */
-XQP_UVERBS_ASSERT_WR_OPCODES(IBV_WR_);
+XQP_WIRE_ASSERT_WR_OPCODES(IBV_WR_);
 _Static_assert((int)IBV_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV, "opcodes");
 /* The kernel's send flags (enum ib_send_flags, no uapi name): 1, 2, 4, 8. */
 _Static_assert(IBV_SEND_FENCE == 1 && IBV_SEND_SIGNALED == 2 && IBV_SEND_SOLICITED == 4 &&
 	       IBV_SEND_INLINE == 8, "send flags");
 
-static size_t post_len(size_t nwr, size_t nsge)
+#define XQP_WIRE_SEND_WR struct ibv_send_wr
+#include "../wire/send_wqe.h"
+
+/* POST_SEND of a list the wire layer reads through @list (user/wire). */
+static int post_send_list(struct xqp_qp *qp, const struct xqp_wire_list *list, const void *first,
+			  const void **bad)
 {
-	return XQP_UVERBS_POST_SEND_LEN(nwr, nsge);
+	return xqp_wire_post(qp->vqp.qp.context->cmd_fd, IB_USER_VERBS_CMD_POST_SEND,
+			     qp->vqp.qp.handle, sizeof(struct xqp_uverbs_send_wr), list, first, bad);
 }
 
-/*
- * One POST_SEND of @n prepared WQEs and @nsge SGEs in @buf (laid out by
- * the caller after the header and the command). Returns 0 or an errno;
- * *bad is the 1-based index the kernel named (0: none).
- */
-static int post_send_write(struct xqp_qp *qp, unsigned char *buf, size_t n, size_t nsge,
-			   uint32_t *bad)
-{
-	struct ib_uverbs_post_send *cmd = (void *)(buf + HDR_LEN);
-	struct ib_uverbs_post_send_resp resp;
-	int ret;
+/* ---- ibv_post_send: the caller's ibv_send_wr list; @arg is the QP ---- */
 
-	memset(&resp, 0, sizeof(resp));
-	cmd->response = (uintptr_t)&resp;
-	cmd->qp_handle = qp->vqp.qp.handle;
-	cmd->wr_count = (uint32_t)n;
-	cmd->sge_count = (uint32_t)nsge;
-	cmd->wqe_size = (uint32_t)WQE_LEN;
-	ret = xqp_write_cmd(qp->vqp.qp.context, IB_USER_VERBS_CMD_POST_SEND, buf,
-			    post_len(n, nsge), sizeof(resp));
-	*bad = ret ? resp.bad_wr : 0;
-	return ret;
+static const void *wr_next(const void *wr, const void *arg)
+{
+	(void)arg;
+	return ((const struct ibv_send_wr *)wr)->next;
 }
 
-XQP_UVERBS_DEFINE_SEND_WQE(wr_to_kernel, struct ibv_send_wr)
+static int wr_num_sge(const void *wr, const void *arg)
+{
+	const struct ibv_send_wr *w = wr;
+	const struct xqp_qp *qp = arg;
+
+	if (w->num_sge < 0 || (w->num_sge && !w->sg_list) || (qp->type == IBV_QPT_UD && !w->wr.ud.ah))
+		return -1;
+	return w->num_sge;
+}
+
+static void wr_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
+{
+	const struct ibv_send_wr *w = wr;
+	const struct xqp_qp *qp = arg;
+
+	xqp_wire_send_wqe(wqe, w, qp->type == IBV_QPT_UD, qp->type == IBV_QPT_XRC_SEND);
+	if (w->num_sge)
+		memcpy(sge, w->sg_list, (size_t)w->num_sge * sizeof(*sge));
+}
 
 int xqp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct xqp_qp *qp = to_xqp(ibqp);
-	struct ibv_send_wr *w = wr;
-	unsigned char stackbuf[XQP_UVERBS_POST_SEND_LEN(4, 8)] __attribute__((aligned(8)));
+	const struct xqp_wire_list list = {
+		.next = wr_next, .num_sge = wr_num_sge, .lay = wr_lay, .arg = qp,
+	};
+	const void *bad;
+	int ret = post_send_list(qp, &list, wr, &bad);
 
-	while (w) {
-		struct ibv_send_wr *end = w, *invalid = NULL, *x;
-		size_t n = 0, s = 0, i;
-		struct ib_uverbs_sge *sge;
-		unsigned char *buf;
-		uint32_t bad;
-		int ret;
-
-		/* as many WRs as one write() takes; stop before one we refuse */
-		for (; end; end = end->next) {
-			if (end->num_sge < 0 || (end->num_sge && !end->sg_list) ||
-			    (qp->type == IBV_QPT_UD && !end->wr.ud.ah)) {
-				invalid = end;
-				break;
-			}
-			if (post_len(n + 1, s + (size_t)end->num_sge) > XQP_MAX_WRITE)
-				break;
-			n++;
-			s += (size_t)end->num_sge;
-		}
-		if (!n) {
-			*bad_wr = w;
-			return invalid ? EINVAL : ENOMEM;	/* ENOMEM: too large for any write */
-		}
-		if (post_len(n, s) <= sizeof(stackbuf)) {
-			buf = stackbuf;
-			memset(buf, 0, post_len(n, s));
-		} else {
-			buf = calloc(1, post_len(n, s));
-			if (!buf) {
-				*bad_wr = w;
-				return ENOMEM;
-			}
-		}
-		sge = (void *)(buf + post_len(n, 0));
-		for (i = 0, x = w; i < n; i++, x = x->next) {
-			wr_to_kernel((void *)(buf + post_len(i, 0)), x, qp->type == IBV_QPT_UD,
-				     qp->type == IBV_QPT_XRC_SEND);
-			if (x->num_sge) {
-				memcpy(sge, x->sg_list, (size_t)x->num_sge * sizeof(*sge));
-				sge += x->num_sge;
-			}
-		}
-		ret = post_send_write(qp, buf, n, s, &bad);
-		if (buf != stackbuf)
-			free(buf);
-		if (ret) {
-			for (x = w, i = 1; i < bad && i < n && x->next; i++)
-				x = x->next;
-			*bad_wr = x;
-			return ret;
-		}
-		if (invalid) {
-			*bad_wr = invalid;
-			return EINVAL;
-		}
-		w = end;
-	}
-	return 0;
+	if (ret)
+		*bad_wr = (struct ibv_send_wr *)bad;
+	return ret;
 }
 
 /* ---- ibv_qp_ex: work requests built piece by piece ------------------------ */
@@ -467,53 +418,52 @@ static void b_abort(struct ibv_qp_ex *qpx)
  * POST_SENDs of as many WRs as a write() takes. A kernel error leaves the
  * WRs before the one it named posted, as ibv_post_send() would.
  */
+/* ---- wr_complete: the batch of pending WRs; @arg is the QP ---- */
+
+static const void *pending_next(const void *wr, const void *arg)
+{
+	const struct xqp_pending_wr *p = wr;
+	const struct xqp_qp *qp = arg;
+
+	return p + 1 < qp->wrs + qp->nwr ? p + 1 : NULL;
+}
+
+static int pending_num_sge(const void *wr, const void *arg)
+{
+	(void)arg;
+	return (int)((const struct xqp_pending_wr *)wr)->k.wr.num_sge;
+}
+
+/* The WQE as built, its SGEs from the batch's (inline ones point into qp->inl). */
+static void pending_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
+{
+	const struct xqp_pending_wr *p = wr;
+	const struct xqp_qp *qp = arg;
+	uint32_t k;
+
+	memcpy(wqe, &p->k, sizeof(p->k));
+	for (k = 0; k < p->k.wr.num_sge; k++) {
+		sge[k] = qp->sges[p->first_sge + k];
+		if (p->inline_data)
+			sge[k].addr += (uintptr_t)qp->inl;
+	}
+}
+
 static int b_complete(struct ibv_qp_ex *qpx)
 {
 	struct xqp_qp *qp = qpex_to_xqp(qpx);
-	size_t i = 0;
+	const struct xqp_wire_list list = {
+		.next = pending_next, .num_sge = pending_num_sge, .lay = pending_lay, .arg = qp,
+	};
+	const void *bad;
 	int ret = qp->wr_err;
 
 	if (!ret && qp->type == IBV_QPT_UD)
 		for (size_t j = 0; j < qp->nwr; j++)
 			if (!qp->wrs[j].ud_set)
 				ret = EINVAL;	/* no wr_set_ud_addr() */
-	while (!ret && i < qp->nwr) {
-		size_t n = 0, s = 0, j;
-		struct ib_uverbs_sge *sge;
-		unsigned char *buf;
-		uint32_t bad;
-
-		while (i + n < qp->nwr &&
-		       post_len(n + 1, s + qp->wrs[i + n].k.wr.num_sge) <= XQP_MAX_WRITE) {
-			s += qp->wrs[i + n].k.wr.num_sge;
-			n++;
-		}
-		if (!n) {
-			ret = ENOMEM;
-			break;
-		}
-		buf = calloc(1, post_len(n, s));
-		if (!buf) {
-			ret = ENOMEM;
-			break;
-		}
-		sge = (void *)(buf + post_len(n, 0));
-		for (j = 0; j < n; j++) {
-			const struct xqp_pending_wr *p = &qp->wrs[i + j];
-			uint32_t k;
-
-			memcpy(buf + post_len(j, 0), &p->k, sizeof(p->k));
-			for (k = 0; k < p->k.wr.num_sge; k++) {
-				*sge = qp->sges[p->first_sge + k];
-				if (p->inline_data)
-					sge->addr += (uintptr_t)qp->inl;
-				sge++;
-			}
-		}
-		ret = post_send_write(qp, buf, n, s, &bad);
-		free(buf);
-		i += n;
-	}
+	if (!ret && qp->nwr)
+		ret = post_send_list(qp, &list, qp->wrs, &bad);
 	batch_reset(qp);
 	pthread_mutex_unlock(&qp->wr_lock);
 	return ret;

@@ -114,25 +114,6 @@ static void xqp_uninit_device(struct abi34_device *vdev)
 	free(abi34_container_of(vdev, struct xqp_device, vdev));
 }
 
-/* ---- commands written by the provider itself ----------------------------- */
-
-int xqp_write_cmd(struct ibv_context *ctx, uint32_t command, void *buf, size_t len,
-		  size_t out_len)
-{
-	struct ib_uverbs_cmd_hdr *hdr = buf;
-	ssize_t n;
-
-	if (len > XQP_MAX_WRITE || len % 4 || out_len > XQP_MAX_WRITE || out_len % 4)
-		return EINVAL;
-	hdr->command = command;
-	hdr->in_words = (uint16_t)(len / 4);
-	hdr->out_words = (uint16_t)(out_len / 4);
-	n = write(ctx->cmd_fd, buf, len);
-	if (n < 0)
-		return errno;
-	return (size_t)n == len ? 0 : EIO;
-}
-
 /* ---- context ------------------------------------------------------------- */
 
 static int xqp_query_device_ex(struct ibv_context *ctx,

@@ -5,7 +5,7 @@
  * the discovery-only ib_devices that xqp_ibdev.ko registers (their sysfs
  * parent is an xqp_uverbs class device), and speaks to /dev/xqp/uverbsN
  * for every verb: the control path through libibverbs' ibv_cmd_* helpers,
- * POST_SEND and POLL_CQ itself (post.c, cq.c), the ibv_qp_ex builders and
+ * POST_SEND and POLL_CQ itself (post.c, cq.c, through user/wire), the ibv_qp_ex builders and
  * the ibv_cq_ex poller on top of them.
  *
  * Everything here is internal (hidden visibility); the shared object
@@ -31,9 +31,6 @@
 #define XQP_DEFAULT_DEV_DIR	XQP_UVERBS_DEV_DIR
 /* Overrides XQP_DEFAULT_DEV_DIR (tests; ignored for setuid programs). */
 #define XQP_DEV_DIR_ENV		"XQP_PROVIDER_DEV_DIR"
-
-/* One write() carries at most 0xffff 32-bit words (ib_uverbs_cmd_hdr). */
-#define XQP_MAX_WRITE		((size_t)0xffff * 4)
 
 struct xqp_device {
 	struct abi34_device vdev;	/* first: libibverbs frees through it */
@@ -130,13 +127,6 @@ static inline struct xqp_cq *cqex_to_xcq(struct ibv_cq_ex *cq)
 
 /* The device ops the constructor registers (xqp.c); tests use them too. */
 extern const struct abi34_device_ops xqp_device_ops XQP_HIDDEN;
-
-/* One command written to the context's fd: @buf starts with room for the
- * ib_uverbs_cmd_hdr, which this fills; @len bytes in all, @out_len bytes
- * of response (the command's own `response` pointer says where). Returns
- * 0 or an errno. */
-int xqp_write_cmd(struct ibv_context *ctx, uint32_t command, void *buf, size_t len,
-		  size_t out_len) XQP_HIDDEN;
 
 /* post.c */
 int xqp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: issue 9's review defects where the kernel adds something to the
- * host tests (tests/host/test_review_defects.cpp): the real seam, lockdep
- * on the locks taken, kmemleak and KASAN on what is freed.
+ * KUnit: the host tests of a driver that goes (tests/host/test_driver_gone.cpp)
+ * where the kernel adds something: the real seam, lockdep on the locks
+ * taken, kmemleak and KASAN on what is freed.
  *
  * Defect 2: a shared QP that still had handles when its device was
  * unregistered goes with its last handle, whether a kernel client closes
@@ -47,13 +47,13 @@ static void detached_shared_qp_goes_with_last_handle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(x2), 0);
 }
 
-static struct kunit_case xqp_review_cases[] = {
+static struct kunit_case xqp_detached_cases[] = {
 	KUNIT_CASE(detached_shared_qp_goes_with_last_handle),
 	{}
 };
 
-static struct kunit_suite xqp_review_suite = {
-	.name = "xqp_review",
-	.test_cases = xqp_review_cases,
+static struct kunit_suite xqp_detached_suite = {
+	.name = "xqp_detached",
+	.test_cases = xqp_detached_cases,
 };
-kunit_test_suite(xqp_review_suite);
+kunit_test_suite(xqp_detached_suite);

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The char-device defects of issue 9's review (defects 1 and 3): a driver
- * that refuses to destroy an object when the response of the command that
- * created it cannot be written, or when its file is closed. Before their
- * fix both freed the object under the core's handle (the next event of
- * the shared QP used freed memory) and left the XRCD that could never be
- * closed, its inode held; the cases check each of those. The core's
- * defects 2, 4 and 5 are tests/host/test_review_defects.cpp.
+ * A driver that refuses to destroy an object when the response of the
+ * command that created it cannot be written, or when its file is closed
+ * (docs/reliability.md, "Defects found by reading the code", 1 and 3).
+ * Before their fix both freed the object under the core's handle (the
+ * next event of the shared QP used freed memory) and left the XRCD that
+ * could never be closed, its inode held; the cases check each of those.
+ * The core's side: tests/host/test_driver_gone.cpp.
  *
  * The refusal comes from the soft device's debugfs hook
- * (drivers/soft/soft_main.c): xqp only. review_stray_inode_xrcd is defect
- * 5's fix seen through an inode's XRCD, which the fault sweep found.
+ * (drivers/soft/soft_main.c): xqp only. refused_stray_inode_xrcd is defect
+ * 5's fix (the same section) seen through an inode's XRCD, which the fault sweep found.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -218,7 +218,7 @@ static int create_failing(struct xqpv_xrcd *x, int nth_fd, unsigned int n)
 
 /*
  * Defect 5 through an inode's XRCD (found by the fault sweep of
- * review_abort_refused): CREATE_QP of an XRC_TGT fails after the driver
+ * refused_abort_destroy): CREATE_QP of an XRC_TGT fails after the driver
  * made the QP (an allocation of publishing it fails, this task's
  * fail-nth), and the driver refuses to destroy it; the core keeps that QP
  * for the XRCD's deallocation. Closing the inode's last XRCD user must
@@ -277,9 +277,9 @@ static void case_stray_inode_xrcd(void)
 	acc_note("%u failure points, %u of them after the driver's create", n - 1, kept);
 }
 
-const struct acc_case acc_cases_review[] = {
-	{ "review_abort_refused", case_abort_refused, NULL, ACC_XQP_ONLY },
-	{ "review_stray_inode_xrcd", case_stray_inode_xrcd, NULL, ACC_XQP_ONLY },
-	{ "review_close_refused", case_close_refused, NULL, ACC_XQP_ONLY },
+const struct acc_case acc_cases_refusals[] = {
+	{ "refused_abort_destroy", case_abort_refused, NULL, ACC_XQP_ONLY },
+	{ "refused_stray_inode_xrcd", case_stray_inode_xrcd, NULL, ACC_XQP_ONLY },
+	{ "refused_close_destroy", case_close_refused, NULL, ACC_XQP_ONLY },
 	{ 0 },
 };

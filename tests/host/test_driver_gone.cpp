@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The core defects of issue 9's review (defects 2, 4 and 5), one test
- * each; every one failed before its fix (docs/reliability.md, "Review
- * defects"). Defects 1 and 3 are in the char device: tests/acceptance/cases_review.c.
+ * The core when its driver goes or refuses: a shared QP detached by its
+ * device's unregistration, verbs after the driver's module is gone, a
+ * refused destroy of a QP that could not be published. Each test failed
+ * before its fix (docs/reliability.md, "Defects found by reading"). The
+ * char device's side of driver refusals: tests/acceptance/cases_refusals.c.
  */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,13 +12,13 @@
 #include "fixture.h"
 
 /*
- * Defect 2: a shared QP that still had handles when its device was
+ * A shared QP that still had handles when its device was
  * unregistered stays in its XRCD, detached from the driver. Whether a
  * kernel client then closes its handles or destroys them, the last one
  * takes the QP along: the XRCD can be deallocated, nothing leaks (the
  * fixture counts allocations; the device goes with its last object).
  */
-TEST_F(Core, ReviewDefect2_DetachedSharedQpGoesWithItsLastHandle)
+TEST_F(Core, DetachedSharedQpGoesWithItsLastHandle)
 {
 	xqp_xrcd *x1 = xrcd(), *x2 = xrcd(), *x3 = xrcd();
 	xqp_qp *h1 = create_tgt(x1), *h2 = create_tgt(x2), *h3 = create_tgt(x3);
@@ -50,7 +52,7 @@ TEST_F(Core, ReviewDefect2_DetachedSharedQpGoesWithItsLastHandle)
  * lives on its own page here, made unreadable after unregistration (a
  * read faults: SIGSEGV in any build, and ASan names the reader).
  */
-TEST_F(Core, ReviewDefect4_VerbsAfterTheDriverIsGoneReturnEio)
+TEST_F(Core, VerbsAfterTheDriverIsGoneReturnEio)
 {
 	const long page = sysconf(_SC_PAGESIZE);
 	void *mem = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -175,7 +177,7 @@ Attempt create_refusing_destroy(xqp_soft *soft, xqp_device *dev, xqp_qp_init_att
 
 } // namespace
 
-TEST_F(Core, ReviewDefect5_RefusedDestroyOfAnUnpublishedQpKeepsIt)
+TEST_F(Core, RefusedDestroyOfAnUnpublishedQpKeepsIt)
 {
 	const u32 qpn = 0x4242;
 	Events ev;
@@ -224,7 +226,7 @@ TEST_F(Core, ReviewDefect5_RefusedDestroyOfAnUnpublishedQpKeepsIt)
 	 * An inode's XRCD (uverbs) is deallocated when its last user is put:
 	 * a kept QP must not count as one, or the XRCD, the kept QP and the
 	 * inode stay until the device goes (the acceptance case
-	 * review_stray_inode_xrcd is this through the char device).
+	 * refused_stray_inode_xrcd is this through the char device).
 	 */
 	for (n = 0; n < 64; n++) {
 		xqp_xrcd *x = xrcd();

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xqp_soft: QPs: create with granted capabilities, state changes validated
+ * with the IB spec table (rules/qp_attr.h), attributes kept and queried,
+ * destroy that waits out events and remote requesters. Each QP's own lock
+ * protects its state and attributes.
+ */
+#include "soft_priv.h"
+#include "rules/qp_attr.h"
+
+
+int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
+		   struct xqp_drv_qp_created *out)
+{
+	struct xqp_soft *soft = drv;
+	struct xqp_qp_cap cap = req->cap;
+	struct soft_qp *qp;
+	xqp_u32 qpn;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_CREATE_QP);
+	if (err)
+		return err;
+	if (!XQP_RULES_QP_TYPE_OK(XQP_QPT_, req->qp_type) || req->create_flags)
+		return -XQP_EOPNOTSUPP;
+	err = XQP_RULES_GRANT_QP_CAP(&soft->lim, &cap, !!req->srq);
+	if (err)
+		return err;
+
+	qp = xqp_zalloc(sizeof(*qp), XQP_GFP_KERNEL_ACCOUNT);
+	if (!qp)
+		return -XQP_ENOMEM;
+	qp->obj.soft = soft;
+	qp->type = req->qp_type;
+	qp->sq_sig_type = req->sq_sig_type;
+	qp->core_qp = req->core_qp;
+	qp->pd = req->pd;
+	qp->send_cq = req->send_cq;
+	qp->recv_cq = req->recv_cq;
+	qp->srq = req->srq;
+	qp->xrcd = req->xrcd;
+	soft_refs_init(&qp->refs);
+	xqp_spin_init(&qp->lock, XQP_LOCK_SOFT);
+	qp->attr.qp_state = XQP_QPS_RESET;
+	qp->attr.cur_qp_state = XQP_QPS_RESET;
+	qp->state = XQP_QPS_RESET;
+	qp->attr.cap = cap;
+	qp->attr.port_num = (xqp_u8)req->port_num;
+	err = soft_qp_queues_init(soft, qp);
+	if (err)
+		goto err_free;
+
+	err = soft_numtab_insert(soft, &soft->qpns, &soft->counts.qp,
+			      soft->lim.max_qp, qp, &qpn);
+	if (err)
+		goto err_queues;
+	qp->qp_num = qpn;
+
+	out->drv_qp = qp;
+	out->qp_num = qpn;
+	out->cap = cap;
+	return 0;
+
+err_queues:
+	soft_qp_queues_fini(qp);
+err_free:
+	xqp_free(qp);
+	return err;
+}
+
+/*
+ * The checks of modify_qp that do not depend on the QP's state (the shared
+ * rules, rules/qp_attr.h); *@cap gets the capabilities granted for XQP_QP_CAP.
+ */
+static int soft_check_qp_attr(struct xqp_soft *soft, struct soft_qp *qp,
+			      const struct xqp_qp_attr *attr, int mask,
+			      struct xqp_qp_cap *cap)
+{
+	if (XQP_RULES_QP_ATTR_BAD(XQP_QP_, attr, mask, &soft->lim))
+		return -XQP_EINVAL;
+	if (mask & XQP_QP_CAP) {
+		*cap = attr->cap;
+		return XQP_RULES_GRANT_QP_CAP(&soft->lim, cap, !!qp->srq);
+	}
+	return 0;
+}
+
+/* An address vector is kept as given. */
+static void soft_keep_ah(struct xqp_ah_attr *dst, const struct xqp_ah_attr *src)
+{
+	*dst = *src;
+}
+
+/* Keeps every attribute in @mask (rules/qp_attr.h). Caller holds qp->lock. */
+static void soft_store_qp_attr(struct soft_qp *qp, const struct xqp_qp_attr *attr,
+			       int mask, const struct xqp_qp_cap *cap)
+{
+	XQP_RULES_QP_ATTR_KEEP(XQP_QP_, &qp->attr, attr, mask, soft_keep_ah);
+	if (mask & XQP_QP_CAP)
+		qp->attr.cap = *cap;
+}
+
+int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
+		   int mask)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_qp *qp = drv_qp;
+	enum xqp_qp_state old, cur, next;
+	struct xqp_qp_cap cap;
+	unsigned long flags;
+	int sqd_notify;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_MODIFY_QP);
+	if (err)
+		return err;
+	if (!soft_owns(soft, qp))
+		return -XQP_EINVAL;
+	err = soft_check_qp_attr(soft, qp, attr, mask, &cap);
+	if (err)
+		return err;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	old = qp->attr.qp_state;
+	cur = (mask & XQP_QP_CUR_STATE) ? attr->cur_qp_state : old;
+	next = (mask & XQP_QP_STATE) ? attr->qp_state : cur;
+	if (!xqp_modify_qp_is_ok(cur, next, qp->type, mask)) {
+		err = -XQP_EINVAL;
+	} else {
+		qp->attr.qp_state = next;
+		__atomic_store_n(&qp->state, next, __ATOMIC_RELEASE);
+		soft_store_qp_attr(qp, attr, mask, &cap);
+	}
+	sqd_notify = qp->attr.en_sqd_async_notify;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	if (!err)
+		soft_qp_state_changed(qp, old, next, sqd_notify);
+	return err;
+}
+
+int soft_query_qp(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
+		  int attr_mask)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_qp *qp = drv_qp;
+	unsigned long flags;
+	int err;
+
+	(void)attr_mask;	/* like rxe, everything is reported */
+	err = soft_enter(soft, XQP_SOFT_OP_QUERY_QP);
+	if (err)
+		return err;
+	if (!soft_owns(soft, qp))
+		return -XQP_EINVAL;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	*attr = qp->attr;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	attr->cur_qp_state = attr->qp_state;
+	return 0;
+}
+
+int soft_destroy_qp(void *drv, void *drv_qp)
+{
+	struct xqp_soft *soft = drv;
+	struct soft_qp *qp = drv_qp;
+	int err;
+
+	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_QP);
+	if (err)
+		return err;
+	if (!soft_owns(soft, qp))
+		return -XQP_EINVAL;
+	/* Unreachable by number; then wait out events already on their way. */
+	soft_numtab_delete(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
+	soft_refs_drain(&qp->refs);
+	soft_sq_stop(qp);
+	soft_qp_queues_fini(qp);
+	xqp_free(qp);
+	return 0;
+}
