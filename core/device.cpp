@@ -77,8 +77,8 @@ static void detach_list(xqp_device *dev, RcuList &list, int (*destroy)(void *, v
 {
 	list.for_each([&](ListNode *n) {
 		T *obj = from_dev_node<T>(n);
-		XQP_WARN_ON(destroy(dev->drv, obj->drv));
-		obj->drv = nullptr;
+		XQP_WARN_ON(destroy(dev->drv, drv_of(obj)));
+		drv_of(obj) = nullptr;
 	});
 }
 
@@ -87,11 +87,11 @@ static void detach_mrs(xqp_device *dev, RcuList &list)
 {
 	list.for_each([&](ListNode *n) {
 		xqp_mr *mr = from_dev_node<xqp_mr>(n);
-		if (XQP_WARN_ON(dev->ops->dereg_mr(dev->drv, mr->drv)))
+		if (XQP_WARN_ON(dev->ops->dereg_mr(dev->drv, mr->t.drv)))
 			return;
 		mr->mem->ops->release(mr->mem);
 		mr->mem = nullptr;	/* under the lock a resource walk takes */
-		mr->drv = nullptr;
+		mr->t.drv = nullptr;
 	});
 }
 

@@ -88,7 +88,7 @@ extern "C" int xqp_check_mr_access(int access)
 extern "C" struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
 				     xqp_u64 iova, int access)
 {
-	xqp_device *dev = pd->dev;
+	xqp_device *dev = pd->t.dev;
 
 	if (!dev->alive())
 		return err_ptr<xqp_mr>(-XQP_EIO);
@@ -100,18 +100,18 @@ extern "C" struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
 	auto *mr = new (Gfp::account()) xqp_mr;
 	if (!mr)
 		return err_ptr<xqp_mr>(-XQP_ENOMEM);
-	int ret = dev->ops->reg_mr(dev->drv, pd->drv, mem, iova, access, &mr->drv,
+	int ret = dev->ops->reg_mr(dev->drv, pd->t.drv, mem, iova, access, &mr->t.drv,
 				   &mr->lkey, &mr->rkey);
 	if (ret) {
 		delete mr;
 		return err_ptr<xqp_mr>(ret);
 	}
-	mr->dev = dev;
+	mr->t.dev = dev;
 	mr->pd = pd;
 	mr->mem = mem;
 	pd->usecnt.inc();
 	dev->get();
-	dev->track(&mr->dev_node, &xqp_device_objects::mrs, &mr->res_id);
+	dev->track(&mr->t.dev_node, &xqp_device_objects::mrs, &mr->t.res_id);
 	return mr;
 }
 
@@ -156,15 +156,15 @@ extern "C" struct xqp_mr *xqp_reg_kernel_mr(struct xqp_pd *pd, void *addr,
  */
 extern "C" int xqp_dereg_mr(struct xqp_mr *mr)
 {
-	xqp_device *dev = mr->dev;
+	xqp_device *dev = mr->t.dev;
 
-	if (mr->drv) {
-		int ret = dev->ops->dereg_mr(dev->drv, mr->drv);
+	if (mr->t.drv) {
+		int ret = dev->ops->dereg_mr(dev->drv, mr->t.drv);
 		if (ret)
 			return ret;
 	}
 	/* Off the device's list first: a resource walk reads the memory's length. */
-	dev->untrack(&mr->dev_node);
+	dev->untrack(&mr->t.dev_node);
 	if (mr->mem)
 		mr->mem->ops->release(mr->mem);
 	mr->pd->usecnt.dec();
@@ -196,7 +196,7 @@ extern "C" xqp_u32 xqp_mr_rkey(const struct xqp_mr *mr)
 extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
 					const struct xqp_ah_attr *attr)
 {
-	xqp_device *dev = pd->dev;
+	xqp_device *dev = pd->t.dev;
 
 	if (!dev->alive())
 		return err_ptr<xqp_ah>(-XQP_EIO);
@@ -242,5 +242,5 @@ extern "C" const struct xqp_ah_attr *xqp_ah_get_attr(const struct xqp_ah *ah)
 /* For drivers: the driver's PD of @ah (a UD QP may use its own PD's AHs only). */
 extern "C" void *xqp_ah_drv_pd(const struct xqp_ah *ah)
 {
-	return ah->pd->drv;
+	return ah->pd->t.drv;
 }

@@ -29,33 +29,52 @@ T *make_tracked(xqp_device *dev, Op xqp_device_ops::*op, RcuList xqp_device_obje
 	T *obj = new (Gfp::account()) T;
 	if (!obj)
 		return err_ptr<T>(-XQP_ENOMEM);
-	obj->dev = dev;
+	obj->t.dev = dev;
 	int ret = make(obj);
 	if (ret) {
 		delete obj;
 		return err_ptr<T>(ret);
 	}
 	dev->get();
-	dev->track(&obj->dev_node, list, &obj->res_id);
+	dev->track(&obj->t.dev_node, list, &obj->t.res_id);
 	return obj;
 }
 
 /* @unmake(drv) asks the driver; skipped once the device has detached it. */
 template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
 {
-	xqp_device *dev = obj->dev;
+	xqp_device *dev = obj->t.dev;
 
 	if (obj->usecnt.load())
 		return -XQP_EBUSY;
-	if (obj->drv) {
-		int ret = unmake(obj->drv);
+	if (obj->t.drv) {
+		int ret = unmake(obj->t.drv);
 		if (ret)
 			return ret;
 	}
-	dev->untrack(&obj->dev_node);
+	dev->untrack(&obj->t.dev_node);
 	delete obj;
 	dev->put();
 	return 0;
+}
+
+inline void set_element(xqp_event &ev, xqp_cq *cq) { ev.element.cq = cq; }
+inline void set_element(xqp_event &ev, xqp_srq *srq) { ev.element.srq = srq; }
+
+/*
+ * An async event of @obj (a CQ or an SRQ) to the handler it was created
+ * with, if any, once, as Linux drivers call ib_cq/ib_srq->event_handler.
+ */
+template <typename T> void raise_event(T *obj, xqp_event_type type)
+{
+	xqp_event ev = {};
+
+	if (!obj->handler)
+		return;
+	ev.device = obj->t.dev;
+	ev.event = type;
+	set_element(ev, obj);
+	obj->handler(&ev, obj->context);
 }
 
 } // namespace xqp

@@ -68,31 +68,40 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	void untrack(xqp::ListNode *n);
 };
 
-struct xqp_pd : xqp::Allocated, xqp::Pinned {
+namespace xqp {
+
+/*
+ * What a device keeps of each of its top-level objects with a driver
+ * object (PD, CQ, SRQ, XRCD, MR): the device and the driver's object, the
+ * node on the device's list (torn down at unregistration; make_tracked()
+ * in object_life.h), and what `xqp res` reports (res.cpp).
+ */
+struct Tracked {
 	xqp_device *dev;
-	void *drv;
+	void *drv;		/* null once the device has detached it */
+	ListNode dev_node;
+	u32 res_id;		/* from xqp_device::track() */
+	void *res_owner;	/* res.cpp, atomically */
+};
+
+} // namespace xqp
+
+struct xqp_pd : xqp::Allocated, xqp::Pinned {
+	xqp::Tracked t;
 	xqp::Atomic<xqp::u32> usecnt;
-	xqp::ListNode dev_node;
-	xqp::u32 res_id;			/* from track() */
-	void *res_owner;		/* res.cpp, atomically */
 };
 
 struct xqp_cq : xqp::Allocated, xqp::Pinned {
-	xqp_device *dev;
-	void *drv;
+	xqp::Tracked t;
 	int cqe;		/* granted by the driver */
 	xqp_comp_handler_t comp_handler;
 	xqp_event_handler_t handler;
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;
-	xqp::ListNode dev_node;
-	xqp::u32 res_id;			/* from track() */
-	void *res_owner;		/* res.cpp, atomically */
 };
 
 struct xqp_srq : xqp::Allocated, xqp::Pinned {
-	xqp_device *dev;
-	void *drv;
+	xqp::Tracked t;
 	xqp_pd *pd;
 	xqp_cq *cq;
 	xqp_xrcd *xrcd;
@@ -101,34 +110,23 @@ struct xqp_srq : xqp::Allocated, xqp::Pinned {
 	xqp_event_handler_t handler;
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;
-	xqp::ListNode dev_node;
-	xqp::u32 res_id;			/* from track() */
-	void *res_owner;		/* res.cpp, atomically */
 };
 
 struct xqp_xrcd : xqp::Allocated, xqp::Pinned {
-	xqp_device *dev;
-	void *drv;
+	xqp::Tracked t;
 	/* real XRC_TGT QPs + XRC SRQs + inode users */
 	xqp::Atomic<xqp::u32> usecnt;
 	xqp::Mutex<xqp::QpTable> table{XQP_LOCK_XRCD};
-	xqp::ListNode dev_node;
-	xqp::u32 res_id;			/* from track() */
-	void *res_owner;		/* res.cpp, atomically */
 	xqp::u64 res_ino;		/* res.cpp, atomically */
 };
 
 /* A memory region: the driver's MR over memory the MR owns from then on. */
 struct xqp_mr : xqp::Allocated, xqp::Pinned {
-	xqp_device *dev;
-	void *drv;
+	xqp::Tracked t;
 	xqp_pd *pd;
 	xqp_mem *mem;		/* released once off the device's list; null after detach */
 	xqp::u32 lkey;
 	xqp::u32 rkey;
-	xqp::ListNode dev_node;
-	xqp::u32 res_id;			/* from track() */
-	void *res_owner;		/* res.cpp, atomically */
 };
 
 /*
@@ -255,10 +253,29 @@ inline RealQp *real_of(xqp_qp *qp)
 }
 
 /* Object lookup helpers for code that walks the device lists. */
+/* Where an object's node on its device's list is. */
+template <typename T> constexpr size_t dev_node_offset()
+{
+	return __builtin_offsetof(T, t.dev_node);
+}
+template <> constexpr size_t dev_node_offset<RealQp>()
+{
+	return __builtin_offsetof(RealQp, dev_node);
+}
+template <> constexpr size_t dev_node_offset<xqp_ah>()
+{
+	return __builtin_offsetof(xqp_ah, dev_node);
+}
+
+/* A listed object's driver object and resource id (RealQp keeps its own). */
+template <typename T> inline void *&drv_of(T *obj) { return obj->t.drv; }
+inline void *&drv_of(RealQp *qp) { return qp->drv; }
+template <typename T> inline u32 res_id_of(const T *obj) { return obj->t.res_id; }
+inline u32 res_id_of(const RealQp *qp) { return qp->res_id; }
+
 template <typename T> inline T *from_dev_node(ListNode *n)
 {
-	return reinterpret_cast<T *>(reinterpret_cast<char *>(n) -
-				     __builtin_offsetof(T, dev_node));
+	return reinterpret_cast<T *>(reinterpret_cast<char *>(n) - dev_node_offset<T>());
 }
 
 } // namespace xqp

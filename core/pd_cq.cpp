@@ -12,7 +12,7 @@ extern "C" struct xqp_pd *xqp_alloc_pd(struct xqp_device *dev)
 {
 	return make_tracked<xqp_pd>(dev, &xqp_device_ops::alloc_pd,
 				    &xqp_device_objects::pds, [dev](xqp_pd *pd) {
-					    return dev->ops->alloc_pd(dev->drv, &pd->drv);
+					    return dev->ops->alloc_pd(dev->drv, &pd->t.drv);
 				    });
 }
 
@@ -22,7 +22,7 @@ extern "C" struct xqp_pd *xqp_alloc_pd(struct xqp_device *dev)
  */
 extern "C" int xqp_dealloc_pd(struct xqp_pd *pd)
 {
-	xqp_device *dev = pd->dev;
+	xqp_device *dev = pd->t.dev;
 
 	return unmake_tracked(pd, [dev](void *drv) {
 		return dev->ops->dealloc_pd(dev->drv, drv);
@@ -70,7 +70,7 @@ extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 					    cq->handler = attr->event_handler;
 					    cq->context = attr->cq_context;
 					    cq->cqe = cqe;
-					    return dev->ops->create_cq(dev->drv, cqe, &cq->drv,
+					    return dev->ops->create_cq(dev->drv, cqe, &cq->t.drv,
 								       &cq->cqe, cq);
 				    });
 }
@@ -119,14 +119,7 @@ extern "C" int xqp_cq_cqe(const struct xqp_cq *cq)
  */
 extern "C" void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type)
 {
-	xqp_event ev = {};
-
-	if (!core_cq->handler)
-		return;
-	ev.device = core_cq->dev;
-	ev.event = type;
-	ev.element.cq = core_cq;
-	core_cq->handler(&ev, core_cq->context);
+	raise_event(core_cq, type);
 }
 
 /**
@@ -135,7 +128,7 @@ extern "C" void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type)
  */
 extern "C" int xqp_destroy_cq(struct xqp_cq *cq)
 {
-	xqp_device *dev = cq->dev;
+	xqp_device *dev = cq->t.dev;
 
 	return unmake_tracked(cq, [dev](void *drv) {
 		return dev->ops->destroy_cq(dev->drv, drv);

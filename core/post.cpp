@@ -105,14 +105,14 @@ extern "C" int xqp_post_recv(struct xqp_qp *qp, const struct xqp_recv_wr *wr,
 extern "C" int xqp_post_srq_recv(struct xqp_srq *srq, const struct xqp_recv_wr *wr,
 				 const struct xqp_recv_wr **bad_wr)
 {
-	xqp_device *dev = srq->dev;
+	xqp_device *dev = srq->t.dev;
 	int ret = usable(dev, &xqp_device_ops::post_srq_recv);
 	const xqp_recv_wr *scratch;
 
 	bad_wr = bad_or(bad_wr, &scratch);
-	if (ret || !srq->drv)
+	if (ret || !srq->t.drv)
 		return refuse_first(wr, bad_wr, ret ? ret : -XQP_EIO);
-	return dev->ops->post_srq_recv(dev->drv, srq->drv, wr, bad_wr);
+	return dev->ops->post_srq_recv(dev->drv, srq->t.drv, wr, bad_wr);
 }
 
 /**
@@ -128,14 +128,14 @@ extern "C" int xqp_post_srq_recv(struct xqp_srq *srq, const struct xqp_recv_wr *
  */
 extern "C" int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, int mask)
 {
-	xqp_device *dev = srq->dev;
+	xqp_device *dev = srq->t.dev;
 	int ret = usable(dev, &xqp_device_ops::modify_srq);
 
 	if (ret)
 		return ret;
 	if (mask & ~(XQP_SRQ_MAX_WR | XQP_SRQ_LIMIT))
 		return -XQP_EINVAL;
-	return srq->drv ? dev->ops->modify_srq(dev->drv, srq->drv, attr, mask) : -XQP_EIO;
+	return srq->t.drv ? dev->ops->modify_srq(dev->drv, srq->t.drv, attr, mask) : -XQP_EIO;
 }
 
 /**
@@ -148,13 +148,13 @@ extern "C" int xqp_modify_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr, in
  */
 extern "C" int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr)
 {
-	xqp_device *dev = srq->dev;
+	xqp_device *dev = srq->t.dev;
 	int ret = usable(dev, &xqp_device_ops::query_srq);
 
 	if (ret)
 		return ret;
 	*attr = xqp_srq_attr{};
-	return srq->drv ? dev->ops->query_srq(dev->drv, srq->drv, attr) : -XQP_EIO;
+	return srq->t.drv ? dev->ops->query_srq(dev->drv, srq->t.drv, attr) : -XQP_EIO;
 }
 
 /**
@@ -169,14 +169,14 @@ extern "C" int xqp_query_srq(struct xqp_srq *srq, struct xqp_srq_attr *attr)
  */
 extern "C" int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc)
 {
-	xqp_device *dev = cq->dev;
+	xqp_device *dev = cq->t.dev;
 	int ret = usable(dev, &xqp_device_ops::poll_cq);
 
 	if (ret)
 		return ret;
 	if (num_entries < 0)
 		return -XQP_EINVAL;
-	return cq->drv ? dev->ops->poll_cq(dev->drv, cq->drv, num_entries, wc) : -XQP_EIO;
+	return cq->t.drv ? dev->ops->poll_cq(dev->drv, cq->t.drv, num_entries, wc) : -XQP_EIO;
 }
 
 /**
@@ -192,7 +192,7 @@ extern "C" int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc
  */
 extern "C" int xqp_req_notify_cq(struct xqp_cq *cq, int flags)
 {
-	xqp_device *dev = cq->dev;
+	xqp_device *dev = cq->t.dev;
 	int ret = usable(dev, &xqp_device_ops::req_notify_cq);
 	int how = flags & XQP_CQ_SOLICITED_MASK;
 
@@ -201,7 +201,7 @@ extern "C" int xqp_req_notify_cq(struct xqp_cq *cq, int flags)
 	if ((flags & ~(XQP_CQ_SOLICITED_MASK | XQP_CQ_REPORT_MISSED_EVENTS)) ||
 	    (how != XQP_CQ_SOLICITED && how != XQP_CQ_NEXT_COMP))
 		return -XQP_EINVAL;
-	return cq->drv ? dev->ops->req_notify_cq(dev->drv, cq->drv, flags) : -XQP_EIO;
+	return cq->t.drv ? dev->ops->req_notify_cq(dev->drv, cq->t.drv, flags) : -XQP_EIO;
 }
 
 /**
@@ -215,7 +215,7 @@ extern "C" int xqp_req_notify_cq(struct xqp_cq *cq, int flags)
  */
 extern "C" int xqp_resize_cq(struct xqp_cq *cq, int cqe)
 {
-	xqp_device *dev = cq->dev;
+	xqp_device *dev = cq->t.dev;
 	int ret = usable(dev, &xqp_device_ops::resize_cq);
 	int granted = cqe;
 
@@ -223,9 +223,9 @@ extern "C" int xqp_resize_cq(struct xqp_cq *cq, int cqe)
 		return ret;
 	if (cqe < 1)
 		return -XQP_EINVAL;
-	if (!cq->drv)
+	if (!cq->t.drv)
 		return -XQP_EIO;
-	ret = dev->ops->resize_cq(dev->drv, cq->drv, cqe, &granted);
+	ret = dev->ops->resize_cq(dev->drv, cq->t.drv, cqe, &granted);
 	if (!ret)
 		cq->cqe = granted;
 	return ret;

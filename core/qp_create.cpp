@@ -52,11 +52,11 @@ static int check_attr(xqp_device *dev, xqp_pd *pd, const xqp_qp_init_attr *attr)
 	if (!known_type(&attr->qp_type))
 		return -XQP_EINVAL;
 	if (attr->qp_type == XQP_QPT_XRC_TGT)
-		return attr->xrcd && attr->xrcd->dev == dev ? 0 : -XQP_EINVAL;
-	if ((pd && pd->dev != dev) ||
-	    (attr->send_cq && attr->send_cq->dev != dev) ||
-	    (attr->recv_cq && attr->recv_cq->dev != dev) ||
-	    (attr->srq && attr->srq->dev != dev))
+		return attr->xrcd && attr->xrcd->t.dev == dev ? 0 : -XQP_EINVAL;
+	if ((pd && pd->t.dev != dev) ||
+	    (attr->send_cq && attr->send_cq->t.dev != dev) ||
+	    (attr->recv_cq && attr->recv_cq->t.dev != dev) ||
+	    (attr->srq && attr->srq->t.dev != dev))
 		return -XQP_EINVAL;
 	return 0;
 }
@@ -90,11 +90,11 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 	req.sq_sig_type = qp->sq_sig_type;
 	req.create_flags = attr->create_flags;
 	req.port_num = attr->port_num;
-	req.pd = qp->pd ? qp->pd->drv : nullptr;
-	req.send_cq = qp->send_cq ? qp->send_cq->drv : nullptr;
-	req.recv_cq = qp->recv_cq ? qp->recv_cq->drv : nullptr;
-	req.srq = qp->srq ? qp->srq->drv : nullptr;
-	req.xrcd = tgt ? qp->xrcd->drv : nullptr;
+	req.pd = qp->pd ? qp->pd->t.drv : nullptr;
+	req.send_cq = qp->send_cq ? qp->send_cq->t.drv : nullptr;
+	req.recv_cq = qp->recv_cq ? qp->recv_cq->t.drv : nullptr;
+	req.srq = qp->srq ? qp->srq->t.drv : nullptr;
+	req.xrcd = tgt ? qp->xrcd->t.drv : nullptr;
 	req.core_qp = qp->c();
 
 	xqp_drv_qp_created out = {};

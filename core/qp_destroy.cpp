@@ -49,7 +49,7 @@ RealQp *xqp::first_stray(xqp_device_objects &objs, xqp_xrcd *xrcd)
  */
 int xqp::reap_strays(xqp_xrcd *xrcd)
 {
-	xqp_device *dev = xrcd->dev;
+	xqp_device *dev = xrcd->t.dev;
 
 	for (;;) {
 		RealQp *qp;

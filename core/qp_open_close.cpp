@@ -21,7 +21,7 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 {
 	if (enum_int(&open_attr->qp_type) != XQP_QPT_XRC_TGT)
 		return err_ptr<xqp_qp>(-XQP_EINVAL);
-	if (!xrcd->dev->alive())
+	if (!xrcd->t.dev->alive())
 		return err_ptr<xqp_qp>(-XQP_EIO);
 
 	Handle *h = Handle::create(nullptr, open_attr->event_handler,

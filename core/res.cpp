@@ -78,21 +78,19 @@ struct Walk {
 	}
 };
 
-u32 id_of(const xqp_pd *pd) { return pd ? pd->res_id : 0; }
-u32 id_of(const xqp_cq *cq) { return cq ? cq->res_id : 0; }
-u32 id_of(const xqp_srq *srq) { return srq ? srq->res_id : 0; }
-u32 id_of(const xqp_xrcd *x) { return x ? x->res_id : 0; }
+/* The resource id of a tracked object, 0 for none. */
+template <typename T> u32 id_of(const T *obj) { return obj ? obj->t.res_id : 0; }
 
 void fill(xqp_res_entry *e, xqp_pd *pd)
 {
 	e->usecnt = pd->usecnt.load();
-	e->owner = load(pd->res_owner);
+	e->owner = load(pd->t.res_owner);
 }
 
 void fill(xqp_res_entry *e, xqp_cq *cq)
 {
 	e->usecnt = cq->usecnt.load();
-	e->owner = load(cq->res_owner);
+	e->owner = load(cq->t.res_owner);
 	e->handler = cq->handler;
 	e->context = cq->context;
 	e->cq.cqe = cq->cqe;
@@ -101,7 +99,7 @@ void fill(xqp_res_entry *e, xqp_cq *cq)
 void fill(xqp_res_entry *e, xqp_srq *srq)
 {
 	e->usecnt = srq->usecnt.load();
-	e->owner = load(srq->res_owner);
+	e->owner = load(srq->t.res_owner);
 	e->handler = srq->handler;
 	e->context = srq->context;
 	e->srq.srq_num = srq->srq_num;
@@ -114,13 +112,13 @@ void fill(xqp_res_entry *e, xqp_srq *srq)
 void fill(xqp_res_entry *e, xqp_xrcd *x)
 {
 	e->usecnt = x->usecnt.load();
-	e->owner = load(x->res_owner);
+	e->owner = load(x->t.res_owner);
 	e->xrcd.inode = load(x->res_ino);
 }
 
 void fill(xqp_res_entry *e, xqp_mr *mr)
 {
-	e->owner = load(mr->res_owner);
+	e->owner = load(mr->t.res_owner);
 	e->mr.lkey = mr->lkey;
 	e->mr.rkey = mr->rkey;
 	e->mr.pd = id_of(mr->pd);
@@ -173,12 +171,12 @@ bool walk_list(Walk &w, const RcuList &list, xqp_res_type type)
 		if (w.stopped)
 			return;
 		T *obj = from_dev_node<T>(n);
-		if (w.cur->started && obj->res_id >= w.cur->id)
+		if (w.cur->started && res_id_of(obj) >= w.cur->id)
 			return;
 		if (w.out_of_budget())
 			return;
 		xqp_res_entry *e = w.fresh(type);
-		e->id = obj->res_id;
+		e->id = res_id_of(obj);
 		{
 			RcuReadGuard rcu;
 			fill(e, obj);
@@ -186,7 +184,7 @@ bool walk_list(Walk &w, const RcuList &list, xqp_res_type type)
 				return;
 		}
 		w.cur->started = 1;
-		w.cur->id = obj->res_id;
+		w.cur->id = res_id_of(obj);
 	});
 	return !w.stopped;
 }
@@ -216,11 +214,11 @@ bool walk_tgt(Walk &w, const RcuList &xrcds)
 		if (w.stopped)
 			return;
 		xqp_xrcd *x = from_dev_node<xqp_xrcd>(n);
-		if (w.cur->started && x->res_id > w.cur->id)
+		if (w.cur->started && x->t.res_id > w.cur->id)
 			return;
-		if (!w.cur->started || x->res_id < w.cur->id) {
+		if (!w.cur->started || x->t.res_id < w.cur->id) {
 			w.cur->started = 1;
-			w.cur->id = x->res_id;
+			w.cur->id = x->t.res_id;
 			w.cur->qp_num = 0;
 		}
 		walk_table(w, x);
@@ -283,32 +281,32 @@ extern "C" int xqp_res_walk(struct xqp_device *dev, enum xqp_res_type type,
 
 extern "C" void xqp_pd_set_res_owner(struct xqp_pd *pd, void *owner)
 {
-	store(pd->res_owner, owner);
+	store(pd->t.res_owner, owner);
 }
 
 extern "C" void xqp_cq_set_res_owner(struct xqp_cq *cq, void *owner)
 {
-	store(cq->res_owner, owner);
+	store(cq->t.res_owner, owner);
 }
 
 extern "C" void xqp_srq_set_res_owner(struct xqp_srq *srq, void *owner)
 {
-	store(srq->res_owner, owner);
+	store(srq->t.res_owner, owner);
 }
 
 extern "C" void xqp_xrcd_set_res_owner(struct xqp_xrcd *xrcd, void *owner)
 {
-	store(xrcd->res_owner, owner);
+	store(xrcd->t.res_owner, owner);
 }
 
 extern "C" void xqp_mr_set_res_owner(struct xqp_mr *mr, void *owner)
 {
-	store(mr->res_owner, owner);
+	store(mr->t.res_owner, owner);
 }
 
 extern "C" void xqp_xrcd_clear_res_owner(struct xqp_xrcd *xrcd, void *owner)
 {
-	__atomic_compare_exchange_n(&xrcd->res_owner, &owner, nullptr, false,
+	__atomic_compare_exchange_n(&xrcd->t.res_owner, &owner, nullptr, false,
 				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
@@ -319,10 +317,10 @@ extern "C" void xqp_xrcd_set_res_inode(struct xqp_xrcd *xrcd, xqp_u64 ino)
 
 extern "C" xqp_u32 xqp_pd_res_id(const struct xqp_pd *pd)
 {
-	return pd->res_id;
+	return pd->t.res_id;
 }
 
 extern "C" xqp_u32 xqp_xrcd_res_id(const struct xqp_xrcd *xrcd)
 {
-	return xrcd->res_id;
+	return xrcd->t.res_id;
 }

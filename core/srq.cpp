@@ -29,14 +29,14 @@ static void srq_uses(xqp_pd *pd, xqp_cq *cq, xqp_xrcd *xrcd, bool get)
 extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 					  struct xqp_srq_init_attr *attr)
 {
-	xqp_device *dev = pd->dev;
+	xqp_device *dev = pd->t.dev;
 	int type = enum_int(&attr->srq_type);
 	bool xrc = type == XQP_SRQT_XRC;
 
 	if (type != XQP_SRQT_BASIC && !xrc)
 		return err_ptr<xqp_srq>(-XQP_EOPNOTSUPP);
-	if (xrc && (!attr->xrcd || !attr->cq || attr->xrcd->dev != dev ||
-		    attr->cq->dev != dev))
+	if (xrc && (!attr->xrcd || !attr->cq || attr->xrcd->t.dev != dev ||
+		    attr->cq->t.dev != dev))
 		return err_ptr<xqp_srq>(-XQP_EINVAL);
 
 	xqp_srq *srq = make_tracked<xqp_srq>(
@@ -47,10 +47,10 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 			s->xrcd = xrc ? attr->xrcd : nullptr;
 			s->handler = attr->event_handler;
 			s->context = attr->srq_context;
-			return dev->ops->create_srq(dev->drv, pd->drv,
-						    xrc ? s->xrcd->drv : nullptr,
-						    xrc ? s->cq->drv : nullptr, attr,
-						    &s->drv, &s->srq_num, s);
+			return dev->ops->create_srq(dev->drv, pd->t.drv,
+						    xrc ? s->xrcd->t.drv : nullptr,
+						    xrc ? s->cq->t.drv : nullptr, attr,
+						    &s->t.drv, &s->srq_num, s);
 		});
 	if (!xqp_is_err(srq))
 		srq_uses(pd, srq->cq, srq->xrcd, true);
@@ -88,14 +88,7 @@ extern "C" xqp_u32 xqp_srq_num(const struct xqp_srq *srq)
  */
 extern "C" void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type)
 {
-	xqp_event ev = {};
-
-	if (!core_srq->handler)
-		return;
-	ev.device = core_srq->dev;
-	ev.event = type;
-	ev.element.srq = core_srq;
-	core_srq->handler(&ev, core_srq->context);
+	raise_event(core_srq, type);
 }
 
 /**
@@ -104,7 +97,7 @@ extern "C" void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type
  */
 extern "C" int xqp_destroy_srq(struct xqp_srq *srq)
 {
-	xqp_device *dev = srq->dev;
+	xqp_device *dev = srq->t.dev;
 	xqp_pd *pd = srq->pd;
 	xqp_cq *cq = srq->cq;
 	xqp_xrcd *xrcd = srq->xrcd;

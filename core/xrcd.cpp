@@ -12,7 +12,7 @@ extern "C" struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev)
 {
 	return make_tracked<xqp_xrcd>(dev, &xqp_device_ops::alloc_xrcd,
 				      &xqp_device_objects::xrcds, [dev](xqp_xrcd *x) {
-					      return dev->ops->alloc_xrcd(dev->drv, &x->drv);
+					      return dev->ops->alloc_xrcd(dev->drv, &x->t.drv);
 				      });
 }
 
@@ -28,7 +28,7 @@ extern "C" struct xqp_xrcd *xqp_alloc_xrcd(struct xqp_device *dev)
  */
 extern "C" int xqp_dealloc_xrcd(struct xqp_xrcd *xrcd)
 {
-	xqp_device *dev = xrcd->dev;
+	xqp_device *dev = xrcd->t.dev;
 	int ret = reap_strays(xrcd);
 
 	if (ret)

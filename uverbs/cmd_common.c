@@ -53,6 +53,26 @@ int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len)
 	return 0;
 }
 
+/**
+ * xqp_cmd_request_obj - the request, then the object its handle names.
+ * @req, @req_len: as for xqp_cmd_request().
+ * @handle: the handle field inside @req (read once the request is in).
+ * @type, @mode: the object's type and how to lock it (xqp_uobj_get()).
+ *
+ * Return: the object, to be put with @mode; or ERR_PTR(the request's or the
+ * lookup's error).
+ */
+struct xqp_uobj *xqp_cmd_request_obj(struct xqp_cmd *cmd, void *req, size_t req_len,
+				     const u32 *handle, enum xqp_uobj_type type,
+				     enum xqp_lookup_mode mode)
+{
+	int ret = xqp_cmd_request(cmd, req, req_len);
+
+	if (ret)
+		return ERR_PTR(ret);
+	return xqp_uobj_get(cmd->ufile, type, *handle, mode);
+}
+
 int xqp_cmd_response(struct xqp_cmd *cmd, const void *resp, size_t resp_len)
 {
 	if (copy_to_user(cmd->outbuf, resp, min(cmd->outlen, resp_len)))

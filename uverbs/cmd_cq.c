@@ -28,7 +28,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 	if (req.comp_vector >= XQP_UVERBS_NUM_COMP_VECTORS)
 		return -EINVAL;
 	/* reserved is not looked at, as Linux */
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_CQ);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_cq);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ucq = container_of(uobj, struct xqp_ucq, uevent.uobj);
@@ -67,32 +67,6 @@ err_uevent:
 err:
 	xqp_uobj_abort(uobj);
 	return ret;
-}
-
-int xqp_cmd_destroy_cq(struct xqp_cmd *cmd)
-{
-	struct ib_uverbs_destroy_cq_resp resp;
-	struct ib_uverbs_destroy_cq req;
-	struct xqp_ucq *ucq;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	/*
-	 * reserved is not checked: the 16-byte DESTROY_CQ of rdma-core v18/v19
-	 * that Linux still accepts leaves it to whatever follows in memory.
-	 */
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	ucq = container_of(uobj, struct xqp_ucq, uevent.uobj);
-	memset(&resp, 0, sizeof(resp));
-	resp.comp_events_reported = ucq->comp_events_reported;
-	resp.async_events_reported = ucq->uevent.events_reported;
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }
 
 /* copy_wc_to_user(): struct xqp_wc as struct ib_uverbs_wc. */
@@ -136,10 +110,8 @@ int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 	u32 want, ask;
 	int ret, n, i;
 
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.cq_handle, XQP_UOBJ_CQ,
+				   XQP_LOOKUP_READ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
@@ -172,12 +144,9 @@ int xqp_cmd_req_notify_cq(struct xqp_cmd *cmd)
 {
 	struct ib_uverbs_req_notify_cq req;
 	struct xqp_uobj *uobj;
-	int ret;
 
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.cq_handle, XQP_UOBJ_CQ,
+				   XQP_LOOKUP_READ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	xqp_req_notify_cq(uobj->object, req.solicited_only ? XQP_CQ_SOLICITED :
@@ -194,10 +163,8 @@ int xqp_cmd_resize_cq(struct xqp_cmd *cmd)
 	struct xqp_uobj *uobj;
 	int ret;
 
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.cq_handle, XQP_UOBJ_CQ,
+				   XQP_LOOKUP_READ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = xqp_resize_cq(uobj->object, (int)req.cqe);
@@ -209,3 +176,36 @@ int xqp_cmd_resize_cq(struct xqp_cmd *cmd)
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
 	return ret;
 }
+
+static int ucq_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
+{
+	struct xqp_ucq *ucq = container_of(uobj, struct xqp_ucq, uevent.uobj);
+	int ret = xqp_destroy_cq(uobj->object);
+
+	if (ret)
+		return ret;
+	xqp_ucq_release_comp(ucq);
+	xqp_uevent_release(&ucq->uevent);
+	return 0;
+}
+
+/*
+ * DESTROY_CQ's counters. Its request's reserved field is not checked: the
+ * 16-byte DESTROY_CQ of rdma-core v18/v19 that Linux still accepts leaves
+ * it to whatever follows in memory.
+ */
+static void ucq_destroy_resp(struct xqp_uobj *uobj, void *resp)
+{
+	struct xqp_ucq *ucq = container_of(uobj, struct xqp_ucq, uevent.uobj);
+	struct ib_uverbs_destroy_cq_resp *r = resp;
+
+	r->comp_events_reported = ucq->comp_events_reported;
+	r->async_events_reported = ucq->uevent.events_reported;
+}
+
+const struct xqp_uobj_class xqp_uobj_cq = {
+	.type = XQP_UOBJ_CQ,
+	.size = sizeof(struct xqp_ucq),
+	.destroy_hw = ucq_destroy_hw,
+	.destroy_resp = ucq_destroy_resp,
+};

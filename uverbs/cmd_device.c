@@ -166,7 +166,7 @@ int xqp_cmd_alloc_pd(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_PD);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_pd);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	pd = xqp_alloc_pd(cmd->xdev);
@@ -185,18 +185,13 @@ err:
 	return ret;
 }
 
-int xqp_cmd_dealloc_pd(struct xqp_cmd *cmd)
+static int upd_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 {
-	struct ib_uverbs_dealloc_pd req;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_PD, req.pd_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return 0;
+	return xqp_dealloc_pd(uobj->object);
 }
+
+const struct xqp_uobj_class xqp_uobj_pd = {
+	.type = XQP_UOBJ_PD,
+	.size = sizeof(struct xqp_uobj),
+	.destroy_hw = upd_destroy_hw,
+};

@@ -76,7 +76,7 @@ int xqp_cmd_reg_mr(struct xqp_cmd *cmd)
 		return ret;
 	if ((req.start & ~PAGE_MASK) != (req.hca_va & ~PAGE_MASK))
 		return -EINVAL;
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_MR);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_mr);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	access = mr_access(req.access_flags);
@@ -107,22 +107,6 @@ int xqp_cmd_reg_mr(struct xqp_cmd *cmd)
 err:
 	xqp_uobj_abort(uobj);
 	return ret;
-}
-
-int xqp_cmd_dereg_mr(struct xqp_cmd *cmd)
-{
-	struct ib_uverbs_dereg_mr req;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_MR, req.mr_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return 0;
 }
 
 /* The address vector of CREATE_AH; the GRH only when is_global (Linux). */
@@ -171,7 +155,7 @@ int xqp_cmd_create_ah(struct xqp_cmd *cmd)
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_AH);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_ah);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = ah_port_check(cmd->xdev, req.attr.port_num);
@@ -201,18 +185,25 @@ err:
 	return ret;
 }
 
-int xqp_cmd_destroy_ah(struct xqp_cmd *cmd)
+/* The core releases the pinned memory (umem.c) with the MR. */
+static int umr_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 {
-	struct ib_uverbs_destroy_ah req;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_AH, req.ah_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return 0;
+	return xqp_dereg_mr(uobj->object);
 }
+
+const struct xqp_uobj_class xqp_uobj_mr = {
+	.type = XQP_UOBJ_MR,
+	.size = sizeof(struct xqp_uobj),
+	.destroy_hw = umr_destroy_hw,
+};
+
+static int uah_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
+{
+	return xqp_destroy_ah(uobj->object);
+}
+
+const struct xqp_uobj_class xqp_uobj_ah = {
+	.type = XQP_UOBJ_AH,
+	.size = sizeof(struct xqp_uobj),
+	.destroy_hw = uah_destroy_hw,
+};

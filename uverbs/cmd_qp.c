@@ -79,7 +79,7 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 	if (ret)
 		return ret;
 	/* reserved is not looked at, as Linux */
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_QP);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_qp);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	uqp = container_of(uobj, struct xqp_uqp, uevent.uobj);
@@ -191,7 +191,7 @@ int xqp_cmd_open_qp(struct xqp_cmd *cmd)
 		return ret;
 	/* reserved is not looked at, as Linux (libibverbs leaves it as the
 	 * provider's buffer had it) */
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_QP);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_qp);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	uqp = container_of(uobj, struct xqp_uqp, uevent.uobj);
@@ -474,23 +474,19 @@ out:
 	return ret;
 }
 
-int xqp_cmd_destroy_qp(struct xqp_cmd *cmd)
+static int uqp_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 {
-	struct ib_uverbs_destroy_qp_resp resp;
-	struct ib_uverbs_destroy_qp req;
-	struct xqp_uobj *uobj;
-	int ret;
+	struct xqp_uqp *uqp = container_of(uobj, struct xqp_uqp, uevent.uobj);
+	int ret = xqp_destroy_qp(uobj->object);
 
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	/* reserved is not looked at, as Linux */
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_QP, req.qp_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	memset(&resp, 0, sizeof(resp));
-	resp.events_reported =
-		container_of(uobj, struct xqp_uqp, uevent.uobj)->uevent.events_reported;
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return xqp_cmd_response(cmd, &resp, sizeof(resp));
+	if (!ret)
+		xqp_uevent_destroyed(&uqp->uevent, uqp->uxrcd);
+	return ret;
 }
+
+const struct xqp_uobj_class xqp_uobj_qp = {
+	.type = XQP_UOBJ_QP,
+	.size = sizeof(struct xqp_uqp),
+	.destroy_hw = uqp_destroy_hw,
+	.destroy_resp = xqp_uevent_destroy_resp,
+};

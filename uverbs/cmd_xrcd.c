@@ -126,7 +126,7 @@ int xqp_cmd_open_xrcd(struct xqp_cmd *cmd)
 		}
 	}
 
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_XRCD);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_xrcd);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
 		goto err_unlock;
@@ -174,8 +174,9 @@ err_unlock:
 }
 
 /* The XRCD type's destroy (uverbs_free_xrcd + ib_uverbs_dealloc_xrcd). */
-int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd)
+static int uxrcd_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 {
+	struct xqp_uxrcd *uxrcd = container_of(uobj, struct xqp_uxrcd, uobj);
 	struct xqp_uverbs_device *udev = uxrcd->uobj.ufile->udev;
 	struct xqp_xrcd *xrcd = uxrcd->uobj.object;
 	struct inode *inode = uxrcd->inode;
@@ -212,22 +213,6 @@ int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd)
 	return 0;
 }
 
-int xqp_cmd_close_xrcd(struct xqp_cmd *cmd)
-{
-	struct ib_uverbs_close_xrcd req;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_XRCD, req.xrcd_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return 0;
-}
-
 /* ---- SRQs ---------------------------------------------------------------- */
 
 /* __uverbs_create_xsrq(): lookups in Linux's order, then the core. */
@@ -242,7 +227,7 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 	struct xqp_srq *srq;
 	int ret;
 
-	uobj = xqp_uobj_alloc(cmd, XQP_UOBJ_SRQ);
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_srq);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
@@ -354,28 +339,6 @@ int xqp_cmd_create_srq(struct xqp_cmd *cmd)
 	return create_xsrq(cmd, &xreq);
 }
 
-int xqp_cmd_destroy_srq(struct xqp_cmd *cmd)
-{
-	struct ib_uverbs_destroy_srq_resp resp;
-	struct ib_uverbs_destroy_srq req;
-	struct xqp_uevent_obj *eobj;
-	struct xqp_uobj *uobj;
-	int ret;
-
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	/* reserved is not looked at, as Linux */
-	uobj = xqp_uobj_get_destroy(cmd->ufile, XQP_UOBJ_SRQ, req.srq_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
-	memset(&resp, 0, sizeof(resp));
-	resp.events_reported = eobj->events_reported;
-	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
-	return xqp_cmd_response(cmd, &resp, sizeof(resp));
-}
-
 /* MODIFY_SRQ (ib_uverbs_modify_srq()): the mask goes to the core as is. */
 int xqp_cmd_modify_srq(struct xqp_cmd *cmd)
 {
@@ -384,10 +347,8 @@ int xqp_cmd_modify_srq(struct xqp_cmd *cmd)
 	struct xqp_uobj *uobj;
 	int ret;
 
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_SRQ, req.srq_handle, XQP_LOOKUP_READ);
+	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.srq_handle, XQP_UOBJ_SRQ,
+				   XQP_LOOKUP_READ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	attr.max_wr = req.max_wr;
@@ -406,10 +367,8 @@ int xqp_cmd_query_srq(struct xqp_cmd *cmd)
 	struct xqp_uobj *uobj;
 	int ret;
 
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_SRQ, req.srq_handle, XQP_LOOKUP_READ);
+	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.srq_handle, XQP_UOBJ_SRQ,
+				   XQP_LOOKUP_READ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = xqp_query_srq(uobj->object, &attr);
@@ -423,3 +382,26 @@ int xqp_cmd_query_srq(struct xqp_cmd *cmd)
 	resp.srq_limit = attr.srq_limit;
 	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }
+
+const struct xqp_uobj_class xqp_uobj_xrcd = {
+	.type = XQP_UOBJ_XRCD,
+	.size = sizeof(struct xqp_uxrcd),
+	.destroy_hw = uxrcd_destroy_hw,
+};
+
+static int usrq_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
+{
+	struct xqp_usrq *usrq = container_of(uobj, struct xqp_usrq, uevent.uobj);
+	int ret = xqp_destroy_srq(uobj->object);
+
+	if (!ret)
+		xqp_uevent_destroyed(&usrq->uevent, usrq->uxrcd);
+	return ret;
+}
+
+const struct xqp_uobj_class xqp_uobj_srq = {
+	.type = XQP_UOBJ_SRQ,
+	.size = sizeof(struct xqp_usrq),
+	.destroy_hw = usrq_destroy_hw,
+	.destroy_resp = xqp_uevent_destroy_resp,
+};

@@ -281,3 +281,31 @@ struct file *xqp_event_file_open(struct xqp_uverbs_event_file *ev)
 		xqp_event_file_put(ev);
 	return filp;
 }
+
+/**
+ * xqp_uevent_destroyed - the core has destroyed @eobj's QP or SRQ: what
+ * this layer held for it goes, its XRCD handle's count (@uxrcd, NULL for
+ * none) and its queued events.
+ */
+void xqp_uevent_destroyed(struct xqp_uevent_obj *eobj, struct xqp_uxrcd *uxrcd)
+{
+	if (uxrcd)
+		atomic_dec(&uxrcd->refcnt);
+	xqp_uevent_release(eobj);
+}
+
+static_assert(sizeof(struct ib_uverbs_destroy_qp_resp) == sizeof(struct ib_uverbs_destroy_srq_resp) &&
+	      offsetof(struct ib_uverbs_destroy_qp_resp, events_reported) ==
+	      offsetof(struct ib_uverbs_destroy_srq_resp, events_reported));
+
+/*
+ * DESTROY_QP's and DESTROY_SRQ's response (one layout): the async events
+ * the user read. Their requests' reserved fields are not looked at, as
+ * in Linux.
+ */
+void xqp_uevent_destroy_resp(struct xqp_uobj *uobj, void *resp)
+{
+	struct ib_uverbs_destroy_qp_resp *r = resp;
+
+	r->events_reported = container_of(uobj, struct xqp_uevent_obj, uobj)->events_reported;
+}

@@ -25,6 +25,9 @@ static DEFINE_IDA(xqp_uverbs_ida);
 
 struct xqp_write_method {
 	int (*handler)(struct xqp_cmd *cmd);
+	/* or: the command destroys a uobject of this class (xqp_cmd_destroy()) */
+	const struct xqp_uobj_class *destroys;
+	u8 handle_off;	/* where its handle is in the request */
 	u16 req_size;
 	u16 resp_size;
 	u8 has_udata;	/* driver data may follow request and response */
@@ -37,6 +40,13 @@ struct xqp_write_method {
 	  .resp_size = sizeof(struct resp), .has_udata = udata, .has_resp = 1 }
 #define W_I(fn, req) \
 	{ .handler = fn, .req_size = sizeof(struct req) }
+/* The destroy commands: the class destroyed, the request's handle field. */
+#define W_DESTROY(req, field, cls) \
+	{ .destroys = &cls, .handle_off = offsetof(struct req, field), \
+	  .req_size = sizeof(struct req) }
+#define W_DESTROY_O(req, field, cls, resp) \
+	{ .destroys = &cls, .handle_off = offsetof(struct req, field), \
+	  .req_size = sizeof(struct req), .resp_size = sizeof(struct resp), .has_resp = 1 }
 #define W_I_UDATA(fn, req) \
 	{ .handler = fn, .req_size = sizeof(struct req), .has_udata = 1 }
 
@@ -53,21 +63,21 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 		ib_uverbs_query_port, ib_uverbs_query_port_resp, 0),
 	[IB_USER_VERBS_CMD_ALLOC_PD] = W_IO(xqp_cmd_alloc_pd,
 		ib_uverbs_alloc_pd, ib_uverbs_alloc_pd_resp, 1),
-	[IB_USER_VERBS_CMD_DEALLOC_PD] = W_I(xqp_cmd_dealloc_pd, ib_uverbs_dealloc_pd),
+	[IB_USER_VERBS_CMD_DEALLOC_PD] = W_DESTROY(ib_uverbs_dealloc_pd, pd_handle, xqp_uobj_pd),
 	[IB_USER_VERBS_CMD_CREATE_AH] = W_IO(xqp_cmd_create_ah,
 		ib_uverbs_create_ah, ib_uverbs_create_ah_resp, 1),
-	[IB_USER_VERBS_CMD_DESTROY_AH] = W_I(xqp_cmd_destroy_ah, ib_uverbs_destroy_ah),
+	[IB_USER_VERBS_CMD_DESTROY_AH] = W_DESTROY(ib_uverbs_destroy_ah, ah_handle, xqp_uobj_ah),
 	[IB_USER_VERBS_CMD_REG_MR] = W_IO(xqp_cmd_reg_mr,
 		ib_uverbs_reg_mr, ib_uverbs_reg_mr_resp, 1),
-	[IB_USER_VERBS_CMD_DEREG_MR] = W_I(xqp_cmd_dereg_mr, ib_uverbs_dereg_mr),
+	[IB_USER_VERBS_CMD_DEREG_MR] = W_DESTROY(ib_uverbs_dereg_mr, mr_handle, xqp_uobj_mr),
 	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = W_IO(xqp_cmd_create_comp_channel,
 		ib_uverbs_create_comp_channel, ib_uverbs_create_comp_channel_resp, 0),
 	[IB_USER_VERBS_CMD_CREATE_CQ] = W_IO(xqp_cmd_create_cq,
 		ib_uverbs_create_cq, ib_uverbs_create_cq_resp, 1),
 	[IB_USER_VERBS_CMD_RESIZE_CQ] = W_IO(xqp_cmd_resize_cq,
 		ib_uverbs_resize_cq, ib_uverbs_resize_cq_resp, 1),
-	[IB_USER_VERBS_CMD_DESTROY_CQ] = W_IO(xqp_cmd_destroy_cq,
-		ib_uverbs_destroy_cq, ib_uverbs_destroy_cq_resp, 0),
+	[IB_USER_VERBS_CMD_DESTROY_CQ] = W_DESTROY_O(ib_uverbs_destroy_cq, cq_handle,
+		xqp_uobj_cq, ib_uverbs_destroy_cq_resp),
 	[IB_USER_VERBS_CMD_POLL_CQ] = W_IO(xqp_cmd_poll_cq,
 		ib_uverbs_poll_cq, ib_uverbs_poll_cq_resp, 0),
 	[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] = W_I(xqp_cmd_req_notify_cq,
@@ -77,8 +87,8 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 	[IB_USER_VERBS_CMD_QUERY_QP] = W_IO(xqp_cmd_query_qp,
 		ib_uverbs_query_qp, ib_uverbs_query_qp_resp, 0),
 	[IB_USER_VERBS_CMD_MODIFY_QP] = W_I(xqp_cmd_modify_qp, ib_uverbs_modify_qp),
-	[IB_USER_VERBS_CMD_DESTROY_QP] = W_IO(xqp_cmd_destroy_qp,
-		ib_uverbs_destroy_qp, ib_uverbs_destroy_qp_resp, 0),
+	[IB_USER_VERBS_CMD_DESTROY_QP] = W_DESTROY_O(ib_uverbs_destroy_qp, qp_handle,
+		xqp_uobj_qp, ib_uverbs_destroy_qp_resp),
 	[IB_USER_VERBS_CMD_POST_SEND] = W_IO(xqp_cmd_post_send,
 		ib_uverbs_post_send, ib_uverbs_post_send_resp, 0),
 	[IB_USER_VERBS_CMD_POST_RECV] = W_IO(xqp_cmd_post_recv,
@@ -89,13 +99,13 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 		ib_uverbs_modify_srq),
 	[IB_USER_VERBS_CMD_QUERY_SRQ] = W_IO(xqp_cmd_query_srq,
 		ib_uverbs_query_srq, ib_uverbs_query_srq_resp, 0),
-	[IB_USER_VERBS_CMD_DESTROY_SRQ] = W_IO(xqp_cmd_destroy_srq,
-		ib_uverbs_destroy_srq, ib_uverbs_destroy_srq_resp, 0),
+	[IB_USER_VERBS_CMD_DESTROY_SRQ] = W_DESTROY_O(ib_uverbs_destroy_srq, srq_handle,
+		xqp_uobj_srq, ib_uverbs_destroy_srq_resp),
 	[IB_USER_VERBS_CMD_POST_SRQ_RECV] = W_IO(xqp_cmd_post_srq_recv,
 		ib_uverbs_post_srq_recv, ib_uverbs_post_srq_recv_resp, 0),
 	[IB_USER_VERBS_CMD_OPEN_XRCD] = W_IO(xqp_cmd_open_xrcd,
 		ib_uverbs_open_xrcd, ib_uverbs_open_xrcd_resp, 1),
-	[IB_USER_VERBS_CMD_CLOSE_XRCD] = W_I(xqp_cmd_close_xrcd, ib_uverbs_close_xrcd),
+	[IB_USER_VERBS_CMD_CLOSE_XRCD] = W_DESTROY(ib_uverbs_close_xrcd, xrcd_handle, xqp_uobj_xrcd),
 	[IB_USER_VERBS_CMD_CREATE_XSRQ] = W_IO(xqp_cmd_create_xsrq,
 		ib_uverbs_create_xsrq, ib_uverbs_create_srq_resp, 1),
 	[IB_USER_VERBS_CMD_OPEN_QP] = W_IO(xqp_cmd_open_qp,
@@ -213,7 +223,7 @@ static ssize_t xqp_uverbs_write(struct file *filp, const char __user *buf,
 	}
 	if (ret)
 		return ret;
-	if (!m->handler)
+	if (!m->handler && !m->destroys)
 		return -EOPNOTSUPP;	/* ib_uverbs_notsupp() */
 
 	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
@@ -240,7 +250,11 @@ static ssize_t xqp_uverbs_write(struct file *filp, const char __user *buf,
 	} else {
 		cmd.outlen = 0;
 	}
-	ret = m->handler(&cmd);
+	if (m->destroys)
+		ret = xqp_cmd_destroy(&cmd, m->destroys, m->req_size, m->handle_off,
+				      m->resp_size);
+	else
+		ret = m->handler(&cmd);
 out:
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
 	return ret ? ret : (ssize_t)count;

@@ -22,25 +22,6 @@
 
 #include "uverbs.h"
 
-static size_t uobj_size(enum xqp_uobj_type type)
-{
-	switch (type) {
-	case XQP_UOBJ_PD:
-	case XQP_UOBJ_MR:
-	case XQP_UOBJ_AH:
-		return sizeof(struct xqp_uobj);
-	case XQP_UOBJ_CQ:
-		return sizeof(struct xqp_ucq);
-	case XQP_UOBJ_QP:
-		return sizeof(struct xqp_uqp);
-	case XQP_UOBJ_SRQ:
-		return sizeof(struct xqp_usrq);
-	case XQP_UOBJ_XRCD:
-		return sizeof(struct xqp_uxrcd);
-	}
-	return 0;
-}
-
 static void uobj_free(struct kref *ref)
 {
 	kfree_rcu(container_of(ref, struct xqp_uobj, ref), rcu);
@@ -52,7 +33,7 @@ static void uobj_free(struct kref *ref)
  * Return: the object (zeroed past the common header), or ERR_PTR(-EINVAL
  * without a context, -EIO after device removal, -ENOMEM).
  */
-struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
+struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, const struct xqp_uobj_class *cls)
 {
 	struct xqp_uobj *uobj;
 	int ret;
@@ -60,12 +41,13 @@ struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type)
 	ret = xqp_cmd_need_context(cmd);
 	if (ret)
 		return ERR_PTR(ret);
-	uobj = kzalloc(uobj_size(type), GFP_KERNEL_ACCOUNT);
+	uobj = kzalloc(cls->size, GFP_KERNEL_ACCOUNT);
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&uobj->ref);
 	atomic_set(&uobj->usecnt, -1);
-	uobj->type = type;
+	uobj->type = cls->type;
+	uobj->cls = cls;
 	uobj->ufile = cmd->ufile;
 	uobj->owner_pid = task_tgid_nr(current);
 	uobj->owner_uid = current_euid();
@@ -213,60 +195,11 @@ static void uobj_remove(struct xqp_uobj *uobj)
 	kref_put(&uobj->ref, uobj_free);
 }
 
-/*
- * The type's destroy: undo what creation did in the core, release what the
- * object holds in this layer. On error nothing changed.
- */
+/* The type's destroy (its class's hook); on error nothing changed. */
 int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 {
-	struct xqp_uevent_obj *eobj = container_of(uobj, struct xqp_uevent_obj, uobj);
-	int ret = 0;
+	int ret = uobj->cls->destroy_hw(uobj, why);
 
-	(void)why;
-	switch (uobj->type) {
-	case XQP_UOBJ_PD:
-		ret = xqp_dealloc_pd(uobj->object);
-		break;
-	case XQP_UOBJ_CQ:
-		ret = xqp_destroy_cq(uobj->object);
-		if (ret)
-			break;
-		xqp_ucq_release_comp(container_of(eobj, struct xqp_ucq, uevent));
-		xqp_uevent_release(eobj);
-		break;
-	case XQP_UOBJ_QP: {
-		struct xqp_uqp *uqp = container_of(eobj, struct xqp_uqp, uevent);
-
-		ret = xqp_destroy_qp(uobj->object);
-		if (ret)
-			break;
-		if (uqp->uxrcd)
-			atomic_dec(&uqp->uxrcd->refcnt);
-		xqp_uevent_release(eobj);
-		break;
-	}
-	case XQP_UOBJ_SRQ: {
-		struct xqp_usrq *usrq = container_of(eobj, struct xqp_usrq, uevent);
-
-		ret = xqp_destroy_srq(uobj->object);
-		if (ret)
-			break;
-		if (usrq->uxrcd)
-			atomic_dec(&usrq->uxrcd->refcnt);
-		xqp_uevent_release(eobj);
-		break;
-	}
-	case XQP_UOBJ_XRCD:
-		ret = xqp_uxrcd_destroy(container_of(uobj, struct xqp_uxrcd, uobj));
-		break;
-	case XQP_UOBJ_MR:
-		/* the core releases the pinned memory (umem.c) with the MR */
-		ret = xqp_dereg_mr(uobj->object);
-		break;
-	case XQP_UOBJ_AH:
-		ret = xqp_destroy_ah(uobj->object);
-		break;
-	}
 	if (!ret)
 		uobj->object = NULL;
 	return ret;
@@ -301,6 +234,45 @@ struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
 		return ERR_PTR(ret);
 	}
 	return uobj;
+}
+
+/* The largest destroy request and response (DESTROY_CQ's, 16 and 8 bytes). */
+#define XQP_DESTROY_REQ_MAX	16
+#define XQP_DESTROY_RESP_MAX	8
+
+/**
+ * xqp_cmd_destroy - the one destroy command (DESTROY_*, DEALLOC_*,
+ * CLOSE_XRCD, DEREG_MR), as Linux's uobj_perform_destroy(): the request of
+ * @req_size bytes, the handle at @handle_off in it, the object of @cls
+ * behind it destroyed, then the class's response of @resp_size bytes.
+ * Bytes of a request the command does not look at (reserved fields) are
+ * not checked, as in Linux.
+ *
+ * Return: 0, or the request's, the lookup's or the destroy's error.
+ */
+int xqp_cmd_destroy(struct xqp_cmd *cmd, const struct xqp_uobj_class *cls, size_t req_size,
+		    size_t handle_off, size_t resp_size)
+{
+	u8 req[XQP_DESTROY_REQ_MAX] __aligned(8), resp[XQP_DESTROY_RESP_MAX] __aligned(8);
+	struct xqp_uobj *uobj;
+	u32 handle;
+	int ret;
+
+	if (WARN_ON_ONCE(req_size > sizeof(req) || handle_off + sizeof(handle) > req_size ||
+			 resp_size > sizeof(resp)))
+		return -EINVAL;
+	ret = xqp_cmd_request(cmd, req, req_size);
+	if (ret)
+		return ret;
+	memcpy(&handle, req + handle_off, sizeof(handle));
+	uobj = xqp_uobj_get_destroy(cmd->ufile, cls->type, handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	memset(resp, 0, sizeof(resp));
+	if (cls->destroy_resp)
+		cls->destroy_resp(uobj, resp);
+	xqp_uobj_put(uobj, XQP_LOOKUP_DESTROY);
+	return resp_size ? xqp_cmd_response(cmd, resp, resp_size) : 0;
 }
 
 /* One pass over the file's objects, newest first. True if any went. */

@@ -124,11 +124,34 @@ enum xqp_lookup_mode {
 	XQP_LOOKUP_DESTROY,	/* reference only; destroy takes WRITE */
 };
 
+struct xqp_uobj;
+
+/*
+ * A uobject type, as Linux's uverbs_obj_idr_type: what the generic code
+ * (uobj.c) needs of it, defined beside the type's commands; uobj.c calls
+ * its hooks and knows no type.
+ */
+struct xqp_uobj_class {
+	enum xqp_uobj_type type;
+	size_t size;			/* of the structure embedding struct xqp_uobj */
+	/*
+	 * Undo what creation did in the core, release what the object holds
+	 * in this layer. On error nothing changed (the object stays).
+	 */
+	int (*destroy_hw)(struct xqp_uobj *uobj, enum xqp_remove_reason why);
+	/* The destroy command's response (its counters); NULL: none. */
+	void (*destroy_resp)(struct xqp_uobj *uobj, void *resp);
+};
+
+extern const struct xqp_uobj_class xqp_uobj_pd, xqp_uobj_cq, xqp_uobj_qp, xqp_uobj_srq,
+	xqp_uobj_xrcd, xqp_uobj_mr, xqp_uobj_ah;
+
 struct xqp_uobj {
 	struct kref ref;
 	atomic_t usecnt;		/* -1: write-locked, >0: readers */
 	u32 id;				/* the handle */
 	enum xqp_uobj_type type;
+	const struct xqp_uobj_class *cls;
 	bool committed;			/* lookups find it (xqp_uobj_commit()) */
 	u64 user_handle;
 	struct xqp_ufile *ufile;
@@ -214,7 +237,7 @@ void xqp_uverbs_exit(void);
 void xqp_ufile_put(struct xqp_ufile *ufile);
 
 /* uobj.c: the per-file object table */
-struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, enum xqp_uobj_type type);
+struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, const struct xqp_uobj_class *cls);
 void xqp_uobj_commit(struct xqp_uobj *uobj);
 void xqp_uobj_abort(struct xqp_uobj *uobj);
 struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
@@ -223,6 +246,8 @@ void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode);
 struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
 				      enum xqp_uobj_type type, u32 id);
 int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why);
+int xqp_cmd_destroy(struct xqp_cmd *cmd, const struct xqp_uobj_class *cls, size_t req_size,
+		    size_t handle_off, size_t resp_size);
 void xqp_ufile_cleanup(struct xqp_ufile *ufile, enum xqp_remove_reason why);
 void xqp_uverbs_retry_parked(struct xqp_uverbs_device *udev,
 			     enum xqp_remove_reason why, bool last);
@@ -236,6 +261,8 @@ void xqp_async_event(struct xqp_uverbs_event_file *ev, u64 element, u32 event,
 		     struct list_head *obj_list, u32 *counter);
 void xqp_uevent_init(struct xqp_uevent_obj *eobj, struct xqp_ufile *ufile);
 void xqp_uevent_release(struct xqp_uevent_obj *eobj);
+void xqp_uevent_destroyed(struct xqp_uevent_obj *eobj, struct xqp_uxrcd *uxrcd);
+void xqp_uevent_destroy_resp(struct xqp_uobj *uobj, void *resp);
 void xqp_event_file_disassociate(struct xqp_uverbs_event_file *ev);
 void xqp_uverbs_event_handler(struct xqp_event *event, void *context);
 
@@ -254,17 +281,13 @@ int xqp_cmd_get_context(struct xqp_cmd *cmd);
 int xqp_cmd_query_device(struct xqp_cmd *cmd);
 int xqp_cmd_query_port(struct xqp_cmd *cmd);
 int xqp_cmd_alloc_pd(struct xqp_cmd *cmd);
-int xqp_cmd_dealloc_pd(struct xqp_cmd *cmd);
 int xqp_cmd_create_comp_channel(struct xqp_cmd *cmd);
 int xqp_cmd_create_cq(struct xqp_cmd *cmd);
-int xqp_cmd_destroy_cq(struct xqp_cmd *cmd);
 int xqp_cmd_poll_cq(struct xqp_cmd *cmd);
 int xqp_cmd_req_notify_cq(struct xqp_cmd *cmd);
 int xqp_cmd_resize_cq(struct xqp_cmd *cmd);
 int xqp_cmd_reg_mr(struct xqp_cmd *cmd);
-int xqp_cmd_dereg_mr(struct xqp_cmd *cmd);
 int xqp_cmd_create_ah(struct xqp_cmd *cmd);
-int xqp_cmd_destroy_ah(struct xqp_cmd *cmd);
 int xqp_cmd_post_send(struct xqp_cmd *cmd);
 int xqp_cmd_post_recv(struct xqp_cmd *cmd);
 int xqp_cmd_post_srq_recv(struct xqp_cmd *cmd);
@@ -272,19 +295,18 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd);
 int xqp_cmd_open_qp(struct xqp_cmd *cmd);
 int xqp_cmd_query_qp(struct xqp_cmd *cmd);
 int xqp_cmd_modify_qp(struct xqp_cmd *cmd);
-int xqp_cmd_destroy_qp(struct xqp_cmd *cmd);
 int xqp_cmd_open_xrcd(struct xqp_cmd *cmd);
-int xqp_cmd_close_xrcd(struct xqp_cmd *cmd);
 int xqp_cmd_create_srq(struct xqp_cmd *cmd);
 int xqp_cmd_create_xsrq(struct xqp_cmd *cmd);
-int xqp_cmd_destroy_srq(struct xqp_cmd *cmd);
 int xqp_cmd_modify_srq(struct xqp_cmd *cmd);
 int xqp_cmd_query_srq(struct xqp_cmd *cmd);
-int xqp_uxrcd_destroy(struct xqp_uxrcd *uxrcd);
 
 /* cmd_common.c: request/response copying with Linux's rules */
 int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len);
 int xqp_cmd_user_cleared(const void __user *p, size_t len);
+struct xqp_uobj *xqp_cmd_request_obj(struct xqp_cmd *cmd, void *req, size_t req_len,
+				     const u32 *handle, enum xqp_uobj_type type,
+				     enum xqp_lookup_mode mode);
 int xqp_cmd_response(struct xqp_cmd *cmd, const void *resp, size_t resp_len);
 int xqp_cmd_respond_new(struct xqp_cmd *cmd, struct xqp_uobj *uobj,
 			const void *resp, size_t len);

@@ -440,7 +440,7 @@ static void build_tree(void)
 	lnk("/dev/null", "dev/uverbs7");
 	lnk("/dev/null", "dev/uverbs8");
 	snprintf(buf, sizeof(buf), "%s/dev", tree);
-	setenv(XQP_DEV_DIR_ENV, buf, 1);
+	setenv(XPROV_DEV_DIR_ENV, buf, 1);
 }
 
 static void remove_tree(void)
@@ -467,11 +467,11 @@ static void sysfs_for(struct abi34_sysfs_dev *sd, const char *ibdev)
 /* What try_driver() (init.c) does after a match. */
 static struct abi34_device *make_device(struct abi34_sysfs_dev *sd)
 {
-	struct abi34_device *d = xqp_device_ops.alloc_device(sd);
+	struct abi34_device *d = xprov_device_ops.alloc_device(sd);
 
 	if (!d)
 		return NULL;
-	d->ops = &xqp_device_ops;
+	d->ops = &xprov_device_ops;
 	atomic_init(&d->refcount, 1);
 	d->device.node_type = IBV_NODE_CA;
 	d->device.transport_type = IBV_TRANSPORT_IB;
@@ -490,23 +490,23 @@ static void test_matching(void)
 	struct ibv_context *ctx;
 
 	sysfs_for(&sd, "xqp_t0");
-	CHECK(xqp_device_ops.match_device(&sd), "xqp_t0 (parent in class xqp_uverbs) not matched");
+	CHECK(xprov_device_ops.match_device(&sd), "xqp_t0 (parent in class xqp_uverbs) not matched");
 	sysfs_for(&sd, "mlx5_0");
-	CHECK(!xqp_device_ops.match_device(&sd), "a PCI device matched");
+	CHECK(!xprov_device_ops.match_device(&sd), "a PCI device matched");
 	sysfs_for(&sd, "rxe0");
-	CHECK(!xqp_device_ops.match_device(&sd), "a device without parent matched");
+	CHECK(!xprov_device_ops.match_device(&sd), "a device without parent matched");
 	sysfs_for(&sd, "nosuch");
-	CHECK(!xqp_device_ops.match_device(&sd), "a missing device matched");
-	CHECK(xqp_device_ops.match_min_abi_version == 1 &&
-	      xqp_device_ops.match_max_abi_version == 1 &&
-	      !strcmp(xqp_device_ops.name, "xqp"), "device ops header");
+	CHECK(!xprov_device_ops.match_device(&sd), "a missing device matched");
+	CHECK(xprov_device_ops.match_min_abi_version == 1 &&
+	      xprov_device_ops.match_max_abi_version == 1 &&
+	      !strcmp(xprov_device_ops.name, "xqp"), "device ops header");
 	/* libibverbs walks the table unchecked for devices with a driver id */
-	CHECK(xqp_device_ops.match_table && xqp_device_ops.match_table[0].kind == ABI34_MATCH_END,
+	CHECK(xprov_device_ops.match_table && xprov_device_ops.match_table[0].kind == ABI34_MATCH_END,
 	      "match table missing or not empty");
 
 	/* the node exists but is not the device sysfs names */
 	sysfs_for(&sd, "xqp_t1");
-	CHECK(xqp_device_ops.match_device(&sd), "xqp_t1 not matched");
+	CHECK(xprov_device_ops.match_device(&sd), "xqp_t1 not matched");
 	d = make_device(&sd);
 	CHECK(d != NULL, "alloc_device xqp_t1");
 	if (d) {
@@ -515,7 +515,7 @@ static void test_matching(void)
 		CHECK(!ctx && errno == ENODEV, "open with a foreign node: %p errno %d", (void *)ctx,
 		      errno);
 		CHECK(atomic_load(&d->refcount) == 1, "refcount after failed open");
-		xqp_device_ops.uninit_device(d);
+		xprov_device_ops.uninit_device(d);
 	}
 }
 
@@ -545,7 +545,7 @@ static void test_context(void)
 	CHECK(ctx->num_comp_vectors == 1, "num_comp_vectors");
 	gc = last_core(0, IB_USER_VERBS_CMD_GET_CONTEXT, NULL);
 	CHECK(gc != NULL, "GET_CONTEXT was not the first command");
-	CHECK(ctx->ops.poll_cq == xqp_poll_cq && ctx->ops.post_send == xqp_post_send,
+	CHECK(ctx->ops.poll_cq == xprov_poll_cq && ctx->ops.post_send == xprov_post_send,
 	      "poll_cq/post_send not installed");
 
 	log_reset();
@@ -1006,7 +1006,7 @@ static void test_qp_ex_every_builder(struct ibv_qp_ex *x)
 
 static void test_qp_ex(void)
 {
-	const uint64_t all = XQP_SUPPORTED_SEND_OPS;
+	const uint64_t all = XPROV_SUPPORTED_SEND_OPS;
 	struct ibv_qp *qp, *ud, *xrc, *plain = make_qp(IBV_QPT_RC), *bad_qp;
 	struct ibv_qp_ex *x = make_qp_ex(IBV_QPT_RC, all, &qp), *xu, *xx;
 	struct ibv_sge two[3] = {
@@ -1353,7 +1353,7 @@ int main(void)
 	CHECK(fcntl(cmd_fd, F_GETFD) == -1 && errno == EBADF, "cmd_fd left open");
 	CHECK(atomic_load(&d->refcount) == 1, "device refcount after close");
 	d->sysfs = NULL;
-	xqp_device_ops.uninit_device(d);
+	xprov_device_ops.uninit_device(d);
 out:
 	fake_on = false;
 	log_reset();

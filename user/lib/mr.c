@@ -48,12 +48,7 @@ struct xqpv_mr *xqpv_reg_mr(struct xqpv_pd *pd, void *addr, size_t length, int a
 
 int xqpv_dereg_mr(struct xqpv_mr *mr)
 {
-	int err = xqpi_destroy_plain(mr->context, IB_USER_VERBS_CMD_DEREG_MR, mr->handle);
-
-	if (err)
-		return err;
-	free(mr);
-	return 0;
+	return xqpi_destroy_plain(mr->context, IB_USER_VERBS_CMD_DEREG_MR, mr->handle, mr);
 }
 
 struct xqpv_ah *xqpv_create_ah(struct xqpv_pd *pd, struct xqpv_ah_attr *attr)
@@ -93,10 +88,5 @@ struct xqpv_ah *xqpv_create_ah(struct xqpv_pd *pd, struct xqpv_ah_attr *attr)
 
 int xqpv_destroy_ah(struct xqpv_ah *ah)
 {
-	int err = xqpi_destroy_plain(ah->context, IB_USER_VERBS_CMD_DESTROY_AH, ah->handle);
-
-	if (err)
-		return err;
-	free(ah);
-	return 0;
+	return xqpi_destroy_plain(ah->context, IB_USER_VERBS_CMD_DESTROY_AH, ah->handle, ah);
 }

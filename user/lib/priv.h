@@ -106,7 +106,10 @@ static inline void acks_add(struct event_acks a, uint32_t n)
 int xqpi_destroy_acked(struct xqpv_context *ctx, uint32_t command, uint32_t handle,
 		       struct event_acks acks, uint32_t *comp_completed);
 
-/* DEALLOC_PD, CLOSE_XRCD, DEREG_MR, DESTROY_AH (@command) of @handle. */
-int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t handle);
+/*
+ * DEALLOC_PD, CLOSE_XRCD, DEREG_MR, DESTROY_AH (@command) of @handle; on
+ * success the library's object @obj goes too (free()). Return: 0 or errno.
+ */
+int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t handle, void *obj);
 
 #endif

@@ -278,7 +278,7 @@ _Static_assert(sizeof(struct ib_uverbs_dereg_mr) == sizeof(struct ib_uverbs_deal
 	       "DEREG_MR and DESTROY_AH: one handle, as DEALLOC_PD");
 
 /* No response, no events. */
-int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t handle)
+int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t handle, void *obj)
 {
 	struct ib_uverbs_dealloc_pd cmd;	/* CLOSE_XRCD's: the same */
 	int err;
@@ -286,7 +286,10 @@ int xqpi_destroy_plain(struct xqpv_context *ctx, uint32_t command, uint32_t hand
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.pd_handle = handle;
 	err = destroy_err(xqpi_exec_cmd(ctx, command, &cmd, sizeof(cmd), 0));
-	return err ? fail(err) : 0;
+	if (err)
+		return fail(err);
+	free(obj);
+	return 0;
 }
 
 static struct event_acks qp_acks(struct xqpv_qp *qp)
@@ -387,12 +390,7 @@ struct xqpv_pd *xqpv_alloc_pd(struct xqpv_context *ctx)
 
 int xqpv_dealloc_pd(struct xqpv_pd *pd)
 {
-	int err = xqpi_destroy_plain(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, pd->handle);
-
-	if (err)
-		return err;
-	free(pd);
-	return 0;
+	return xqpi_destroy_plain(pd->context, IB_USER_VERBS_CMD_DEALLOC_PD, pd->handle, pd);
 }
 
 /* ---- XRCD --------------------------------------------------------------------- */
@@ -427,12 +425,7 @@ struct xqpv_xrcd *xqpv_open_xrcd(struct xqpv_context *ctx, struct xqpv_xrcd_init
 
 int xqpv_close_xrcd(struct xqpv_xrcd *xrcd)
 {
-	int err = xqpi_destroy_plain(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, xrcd->handle);
-
-	if (err)
-		return err;
-	free(xrcd);
-	return 0;
+	return xqpi_destroy_plain(xrcd->context, IB_USER_VERBS_CMD_CLOSE_XRCD, xrcd->handle, xrcd);
 }
 
 /* ---- SRQ ------------------------------------------------------------------------ */

@@ -379,7 +379,7 @@ struct abi34_srq {
  * wr_flush after wr_atomic_write (Debian 12's 44.0 has no wr_flush, Debian
  * 13's 56.1 has it). A program calls any member whatever send ops the QP
  * was made for, so the provider must set every one its header declares
- * (post.c: xqp_qp_ex_init()); a NULL one is a jump to address 0. The
+ * (post.c: xprov_qp_ex_init()); a NULL one is a jump to address 0. The
  * Makefile tells which layout the installed header has (ABI34_HAVE_WR_FLUSH,
  * a member no preprocessor test can see), and a header with a member past
  * the last one known here stops the build instead of crashing programs.
@@ -397,7 +397,7 @@ struct abi34_srq {
 _Static_assert(offsetof(struct ibv_qp_ex, ABI34_QP_EX_LAST_OP) + sizeof(void (*)(void)) ==
 	       sizeof(struct ibv_qp_ex),
 	       "<infiniband/verbs.h> declares ibv_qp_ex members past the last one xqp's provider "
-	       "sets (abi34.h, post.c: xqp_qp_ex_init)");
+	       "sets (abi34.h, post.c: xprov_qp_ex_init)");
 
 /* A QP: the public ibv_qp_ex starts with the ibv_qp (qp_base), so one
  * object serves both APIs. ibv_cmd_create_qp_ex()/open_qp() set comp_mask

@@ -3,7 +3,7 @@
  * CQs: create/destroy through libibverbs' helpers (CREATE_CQ, also for
  * ibv_create_cq_ex: xqp has no EX_CREATE_CQ), POLL_CQ written here
  * (ibv_cmd_poll_cq allocates per call and cannot feed a batch), and the
- * ibv_cq_ex poller over a batch of up to XQP_CQ_BATCH completions.
+ * ibv_cq_ex poller over a batch of up to XPROV_CQ_BATCH completions.
  *
  * Both APIs share the batch: completions fetched for start_poll() but not
  * consumed by end_poll() are what the next ibv_poll_cq() returns first.
@@ -63,25 +63,25 @@ static void wc_from_kernel(struct ibv_wc *wc, const struct ib_uverbs_wc *k)
 
 /* One POLL_CQ (user/wire) for at most @ne completions into @out. Returns
  * the number polled, or -errno. */
-static int poll_kernel(struct xqp_cq *cq, struct ib_uverbs_wc *out, unsigned int ne)
+static int poll_kernel(struct xprov_cq *cq, struct ib_uverbs_wc *out, unsigned int ne)
 {
 	struct {
 		struct ib_uverbs_poll_cq_resp head;
-		struct ib_uverbs_wc wc[XQP_CQ_BATCH];
+		struct ib_uverbs_wc wc[XPROV_CQ_BATCH];
 	} resp;
 	int n;
 
 	n = xqp_wire_poll_cq(cq->vcq.cq.context->cmd_fd, cq->vcq.cq.handle, &resp.head,
-			     ne < XQP_CQ_BATCH ? ne : XQP_CQ_BATCH);
+			     ne < XPROV_CQ_BATCH ? ne : XPROV_CQ_BATCH);
 	if (n > 0)
 		memcpy(out, resp.wc, (size_t)n * sizeof(resp.wc[0]));
 	return n;
 }
 
-int xqp_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+int xprov_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
-	struct xqp_cq *cq = to_xcq(ibcq);
-	struct ib_uverbs_wc k[XQP_CQ_BATCH];
+	struct xprov_cq *cq = to_xcq(ibcq);
+	struct ib_uverbs_wc k[XPROV_CQ_BATCH];
 	int got = 0;
 
 	if (ne < 0)
@@ -100,7 +100,7 @@ int xqp_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		}
 		for (i = 0; i < n; i++)
 			wc_from_kernel(&wc[got++], &k[i]);
-		if ((unsigned int)n < (want < XQP_CQ_BATCH ? want : XQP_CQ_BATCH))
+		if ((unsigned int)n < (want < XPROV_CQ_BATCH ? want : XPROV_CQ_BATCH))
 			break;	/* the CQ is empty */
 	}
 	pthread_mutex_unlock(&cq->lock);
@@ -110,10 +110,10 @@ int xqp_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 /* ---- ibv_cq_ex ----------------------------------------------------------- */
 
 /* Makes cq->cur the next completion, fetching a batch if needed. */
-static int next_entry(struct xqp_cq *cq)
+static int next_entry(struct xprov_cq *cq)
 {
 	if (cq->head == cq->count) {
-		int n = poll_kernel(cq, cq->batch, XQP_CQ_BATCH);
+		int n = poll_kernel(cq, cq->batch, XPROV_CQ_BATCH);
 
 		cq->head = cq->count = 0;
 		if (n < 0)
@@ -130,7 +130,7 @@ static int next_entry(struct xqp_cq *cq)
 
 static int x_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 {
-	struct xqp_cq *cq = cqex_to_xcq(cqx);
+	struct xprov_cq *cq = cqex_to_xcq(cqx);
 	int ret;
 
 	if (attr && attr->comp_mask)
@@ -149,7 +149,7 @@ static int x_next_poll(struct ibv_cq_ex *cqx)
 
 static void x_end_poll(struct ibv_cq_ex *cqx)
 {
-	struct xqp_cq *cq = cqex_to_xcq(cqx);
+	struct xprov_cq *cq = cqex_to_xcq(cqx);
 
 	cq->cur = NULL;
 	pthread_mutex_unlock(&cq->lock);
@@ -207,12 +207,12 @@ static uint8_t x_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return CUR(cqx)->dlid_path_bits;
 }
 
-static struct xqp_cq *cq_new(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+static struct xprov_cq *cq_new(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
 			     int comp_vector)
 {
 	struct abi34_cmd_create_cq cmd;
 	struct ib_uverbs_create_cq_resp resp;
-	struct xqp_cq *cq = calloc(1, sizeof(*cq));
+	struct xprov_cq *cq = calloc(1, sizeof(*cq));
 	struct ibv_cq_ex *x;
 	int ret;
 
@@ -245,20 +245,20 @@ static struct xqp_cq *cq_new(struct ibv_context *ctx, int cqe, struct ibv_comp_c
 	return cq;
 }
 
-struct ibv_cq *xqp_create_cq(struct ibv_context *ctx, int cqe,
+struct ibv_cq *xprov_create_cq(struct ibv_context *ctx, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct xqp_cq *cq = cq_new(ctx, cqe, channel, comp_vector);
+	struct xprov_cq *cq = cq_new(ctx, cqe, channel, comp_vector);
 
 	return cq ? &cq->vcq.cq : NULL;
 }
 
-struct ibv_cq_ex *xqp_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
+struct ibv_cq_ex *xprov_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
 {
-	struct xqp_cq *cq;
+	struct xprov_cq *cq;
 
 	/* No timestamps, VLANs, flow tags, TM info; no flags, no parent domain. */
-	if ((attr->wc_flags & ~XQP_SUPPORTED_WC_FLAGS) ||
+	if ((attr->wc_flags & ~XPROV_SUPPORTED_WC_FLAGS) ||
 	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
 		errno = EOPNOTSUPP;
@@ -271,9 +271,9 @@ struct ibv_cq_ex *xqp_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_a
 	return &cq->vcq.cq_ex;
 }
 
-int xqp_destroy_cq(struct ibv_cq *ibcq)
+int xprov_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct xqp_cq *cq = to_xcq(ibcq);
+	struct xprov_cq *cq = to_xcq(ibcq);
 	int ret = ibv_cmd_destroy_cq(ibcq);
 
 	if (ret)

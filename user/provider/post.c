@@ -36,7 +36,7 @@ _Static_assert(IBV_SEND_FENCE == 1 && IBV_SEND_SIGNALED == 2 && IBV_SEND_SOLICIT
 #include "../wire/send_wqe.h"
 
 /* POST_SEND of a list the wire layer reads through @list (user/wire). */
-static int post_send_list(struct xqp_qp *qp, const struct xqp_wire_list *list, const void *first,
+static int post_send_list(struct xprov_qp *qp, const struct xqp_wire_list *list, const void *first,
 			  const void **bad)
 {
 	return xqp_wire_post(qp->vqp.qp.context->cmd_fd, IB_USER_VERBS_CMD_POST_SEND,
@@ -54,7 +54,7 @@ static const void *wr_next(const void *wr, const void *arg)
 static int wr_num_sge(const void *wr, const void *arg)
 {
 	const struct ibv_send_wr *w = wr;
-	const struct xqp_qp *qp = arg;
+	const struct xprov_qp *qp = arg;
 
 	if (w->num_sge < 0 || (w->num_sge && !w->sg_list) || (qp->type == IBV_QPT_UD && !w->wr.ud.ah))
 		return -1;
@@ -64,16 +64,16 @@ static int wr_num_sge(const void *wr, const void *arg)
 static void wr_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
 	const struct ibv_send_wr *w = wr;
-	const struct xqp_qp *qp = arg;
+	const struct xprov_qp *qp = arg;
 
 	xqp_wire_send_wqe(wqe, w, qp->type == IBV_QPT_UD, qp->type == IBV_QPT_XRC_SEND);
 	if (w->num_sge)
 		memcpy(sge, w->sg_list, (size_t)w->num_sge * sizeof(*sge));
 }
 
-int xqp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+int xprov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
-	struct xqp_qp *qp = to_xqp(ibqp);
+	struct xprov_qp *qp = to_xqp(ibqp);
 	const struct xqp_wire_list list = {
 		.next = wr_next, .num_sge = wr_num_sge, .lay = wr_lay, .arg = qp,
 	};
@@ -105,18 +105,18 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-static void set_err(struct xqp_qp *qp, int err)
+static void set_err(struct xprov_qp *qp, int err)
 {
 	if (!qp->wr_err)
 		qp->wr_err = err;
 }
 
 /* A new WR of @opcode, if the QP was created for it. */
-static struct xqp_pending_wr *new_wr(struct ibv_qp_ex *qpx, uint64_t op_flag,
+static struct xprov_pending_wr *new_wr(struct ibv_qp_ex *qpx, uint64_t op_flag,
 				     enum ibv_wr_opcode opcode)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
-	struct xqp_pending_wr *p;
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_pending_wr *p;
 
 	if (!(qp->send_ops & op_flag)) {
 		set_err(qp, EOPNOTSUPP);
@@ -136,7 +136,7 @@ static struct xqp_pending_wr *new_wr(struct ibv_qp_ex *qpx, uint64_t op_flag,
 }
 
 /* The WR the setters apply to: the last one built. */
-static struct xqp_pending_wr *cur_wr(struct xqp_qp *qp)
+static struct xprov_pending_wr *cur_wr(struct xprov_qp *qp)
 {
 	if (!qp->nwr) {
 		set_err(qp, EINVAL);
@@ -152,14 +152,14 @@ static void b_send(struct ibv_qp_ex *qpx)
 
 static void b_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
 {
-	struct xqp_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_SEND_WITH_IMM,
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_SEND_WITH_IMM,
 					  IBV_WR_SEND_WITH_IMM);
 
 	if (p)
 		p->k.wr.ex.imm_data = imm;
 }
 
-static void set_rdma(struct xqp_pending_wr *p, uint32_t rkey, uint64_t addr)
+static void set_rdma(struct xprov_pending_wr *p, uint32_t rkey, uint64_t addr)
 {
 	p->k.wr.wr.rdma.remote_addr = addr;
 	p->k.wr.wr.rdma.rkey = rkey;
@@ -167,7 +167,7 @@ static void set_rdma(struct xqp_pending_wr *p, uint32_t rkey, uint64_t addr)
 
 static void b_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
 {
-	struct xqp_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_RDMA_WRITE, IBV_WR_RDMA_WRITE);
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_RDMA_WRITE, IBV_WR_RDMA_WRITE);
 
 	if (p)
 		set_rdma(p, rkey, addr);
@@ -175,7 +175,7 @@ static void b_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
 
 static void b_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, __be32 imm)
 {
-	struct xqp_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
 					  IBV_WR_RDMA_WRITE_WITH_IMM);
 
 	if (p) {
@@ -186,13 +186,13 @@ static void b_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr
 
 static void b_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
 {
-	struct xqp_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_RDMA_READ, IBV_WR_RDMA_READ);
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_RDMA_READ, IBV_WR_RDMA_READ);
 
 	if (p)
 		set_rdma(p, rkey, addr);
 }
 
-static void set_atomic(struct xqp_pending_wr *p, uint32_t rkey, uint64_t addr,
+static void set_atomic(struct xprov_pending_wr *p, uint32_t rkey, uint64_t addr,
 		       uint64_t compare_add, uint64_t swap)
 {
 	p->k.wr.wr.atomic.remote_addr = addr;
@@ -204,7 +204,7 @@ static void set_atomic(struct xqp_pending_wr *p, uint32_t rkey, uint64_t addr,
 static void b_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, uint64_t compare,
 		      uint64_t swap)
 {
-	struct xqp_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
 					  IBV_WR_ATOMIC_CMP_AND_SWP);
 
 	if (p)
@@ -213,7 +213,7 @@ static void b_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, uint6
 
 static void b_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, uint64_t add)
 {
-	struct xqp_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
 					  IBV_WR_ATOMIC_FETCH_AND_ADD);
 
 	if (p)
@@ -264,8 +264,8 @@ static void b_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, size_t 
 
 static void b_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
-	struct xqp_pending_wr *p = cur_wr(qp);
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_pending_wr *p = cur_wr(qp);
 
 	if (!p)
 		return;
@@ -281,8 +281,8 @@ static void b_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn
 
 static void b_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
-	struct xqp_pending_wr *p = cur_wr(qp);
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_pending_wr *p = cur_wr(qp);
 
 	if (!p)
 		return;
@@ -295,9 +295,9 @@ static void b_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)
 
 /* Starts the data of the current WR (once per WR): @nsge SGEs, @inl for
  * the one SGE over inline data, which the SGE limit does not bound. */
-static struct xqp_pending_wr *data_wr(struct xqp_qp *qp, size_t nsge, bool inl)
+static struct xprov_pending_wr *data_wr(struct xprov_qp *qp, size_t nsge, bool inl)
 {
-	struct xqp_pending_wr *p = cur_wr(qp);
+	struct xprov_pending_wr *p = cur_wr(qp);
 
 	if (!p)
 		return NULL;
@@ -317,7 +317,7 @@ static struct xqp_pending_wr *data_wr(struct xqp_qp *qp, size_t nsge, bool inl)
 
 static void b_set_sge_list(struct ibv_qp_ex *qpx, size_t num, const struct ibv_sge *list)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
 
 	if (num && !list) {
 		set_err(qp, EINVAL);
@@ -340,8 +340,8 @@ static void b_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint3
 static void b_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
 				   const struct ibv_data_buf *list)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
-	struct xqp_pending_wr *p;
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_pending_wr *p;
 	size_t i, total = 0;
 
 	if (num && !list) {
@@ -389,7 +389,7 @@ static void b_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
 	b_set_inline_data_list(qpx, 1, &b);
 }
 
-static void batch_reset(struct xqp_qp *qp)
+static void batch_reset(struct xprov_qp *qp)
 {
 	qp->nwr = 0;
 	qp->nsge = 0;
@@ -399,7 +399,7 @@ static void batch_reset(struct xqp_qp *qp)
 
 static void b_start(struct ibv_qp_ex *qpx)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
 
 	pthread_mutex_lock(&qp->wr_lock);
 	batch_reset(qp);
@@ -407,7 +407,7 @@ static void b_start(struct ibv_qp_ex *qpx)
 
 static void b_abort(struct ibv_qp_ex *qpx)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
 
 	batch_reset(qp);
 	pthread_mutex_unlock(&qp->wr_lock);
@@ -422,8 +422,8 @@ static void b_abort(struct ibv_qp_ex *qpx)
 
 static const void *pending_next(const void *wr, const void *arg)
 {
-	const struct xqp_pending_wr *p = wr;
-	const struct xqp_qp *qp = arg;
+	const struct xprov_pending_wr *p = wr;
+	const struct xprov_qp *qp = arg;
 
 	return p + 1 < qp->wrs + qp->nwr ? p + 1 : NULL;
 }
@@ -431,14 +431,14 @@ static const void *pending_next(const void *wr, const void *arg)
 static int pending_num_sge(const void *wr, const void *arg)
 {
 	(void)arg;
-	return (int)((const struct xqp_pending_wr *)wr)->k.wr.num_sge;
+	return (int)((const struct xprov_pending_wr *)wr)->k.wr.num_sge;
 }
 
 /* The WQE as built, its SGEs from the batch's (inline ones point into qp->inl). */
 static void pending_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
-	const struct xqp_pending_wr *p = wr;
-	const struct xqp_qp *qp = arg;
+	const struct xprov_pending_wr *p = wr;
+	const struct xprov_qp *qp = arg;
 	uint32_t k;
 
 	memcpy(wqe, &p->k, sizeof(p->k));
@@ -451,7 +451,7 @@ static void pending_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, co
 
 static int b_complete(struct ibv_qp_ex *qpx)
 {
-	struct xqp_qp *qp = qpex_to_xqp(qpx);
+	struct xprov_qp *qp = qpex_to_xqp(qpx);
 	const struct xqp_wire_list list = {
 		.next = pending_next, .num_sge = pending_num_sge, .lay = pending_lay, .arg = qp,
 	};
@@ -469,7 +469,7 @@ static int b_complete(struct ibv_qp_ex *qpx)
 	return ret;
 }
 
-void xqp_qp_ex_init(struct xqp_qp *qp)
+void xprov_qp_ex_init(struct xprov_qp *qp)
 {
 	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
 
@@ -499,7 +499,7 @@ void xqp_qp_ex_init(struct xqp_qp *qp)
 #endif
 }
 
-void xqp_qp_ex_free(struct xqp_qp *qp)
+void xprov_qp_ex_free(struct xprov_qp *qp)
 {
 	free(qp->wrs);
 	free(qp->sges);

@@ -4,7 +4,7 @@
  * control-path verbs (all through libibverbs' ibv_cmd_* helpers, with
  * zeroed command buffers: xqp refuses non-zero reserved words, and the
  * helpers leave some of them as the provider's buffer had them —
- * docs/provider.md 1.5).
+ * docs/provider.md 4.5).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,7 +59,7 @@ static bool link_name(const struct abi34_sysfs_dev *sd, const char *rel, char *o
  * ("uverbs0") and its dev_t. false unless <ibdev_path>/device is an
  * xqp_uverbs class device with a readable dev.
  */
-static bool xqp_parent(struct abi34_sysfs_dev *sd, char *name, size_t size, dev_t *rdev)
+static bool xprov_parent(struct abi34_sysfs_dev *sd, char *name, size_t size, dev_t *rdev)
 {
 	char subsys[64], buf[32];
 	unsigned int maj, min;
@@ -78,28 +78,28 @@ static bool xqp_parent(struct abi34_sysfs_dev *sd, char *name, size_t size, dev_
 	return true;
 }
 
-static bool xqp_match_device(struct abi34_sysfs_dev *sd)
+static bool xprov_match_device(struct abi34_sysfs_dev *sd)
 {
 	char name[64];
 	dev_t rdev;
 
-	return xqp_parent(sd, name, sizeof(name), &rdev);
+	return xprov_parent(sd, name, sizeof(name), &rdev);
 }
 
-static struct abi34_device *xqp_alloc_device(struct abi34_sysfs_dev *sd)
+static struct abi34_device *xprov_alloc_device(struct abi34_sysfs_dev *sd)
 {
-	const char *dir = secure_getenv(XQP_DEV_DIR_ENV);
-	struct xqp_device *xd;
+	const char *dir = secure_getenv(XPROV_DEV_DIR_ENV);
+	struct xprov_device *xd;
 	char name[64];
 	dev_t rdev;
 
-	if (!xqp_parent(sd, name, sizeof(name), &rdev))
+	if (!xprov_parent(sd, name, sizeof(name), &rdev))
 		return NULL;
 	xd = calloc(1, sizeof(*xd));
 	if (!xd)
 		return NULL;
 	if (!dir || !*dir)
-		dir = XQP_DEFAULT_DEV_DIR;
+		dir = XPROV_DEFAULT_DEV_DIR;
 	if ((size_t)snprintf(xd->node, sizeof(xd->node), "%s/%s", dir, name) >=
 	    sizeof(xd->node)) {
 		free(xd);
@@ -109,14 +109,14 @@ static struct abi34_device *xqp_alloc_device(struct abi34_sysfs_dev *sd)
 	return &xd->vdev;
 }
 
-static void xqp_uninit_device(struct abi34_device *vdev)
+static void xprov_uninit_device(struct abi34_device *vdev)
 {
-	free(abi34_container_of(vdev, struct xqp_device, vdev));
+	free(abi34_container_of(vdev, struct xprov_device, vdev));
 }
 
 /* ---- context ------------------------------------------------------------- */
 
-static int xqp_query_device_ex(struct ibv_context *ctx,
+static int xprov_query_device_ex(struct ibv_context *ctx,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr, size_t attr_size)
 {
@@ -136,7 +136,7 @@ static int xqp_query_device_ex(struct ibv_context *ctx,
 	return 0;
 }
 
-static int xqp_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+static int xprov_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
 {
 	struct abi34_cmd_query_port cmd;
 
@@ -144,11 +144,11 @@ static int xqp_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port
 	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
 }
 
-static struct ibv_pd *xqp_alloc_pd(struct ibv_context *ctx)
+static struct ibv_pd *xprov_alloc_pd(struct ibv_context *ctx)
 {
 	struct abi34_cmd_alloc_pd cmd;
 	struct ib_uverbs_alloc_pd_resp resp;
-	struct xqp_pd *pd = calloc(1, sizeof(*pd));
+	struct xprov_pd *pd = calloc(1, sizeof(*pd));
 	int ret;
 
 	if (!pd)
@@ -164,21 +164,21 @@ static struct ibv_pd *xqp_alloc_pd(struct ibv_context *ctx)
 	return &pd->pd;
 }
 
-static int xqp_dealloc_pd(struct ibv_pd *pd)
+static int xprov_dealloc_pd(struct ibv_pd *pd)
 {
 	int ret = ibv_cmd_dealloc_pd(pd);
 
 	if (!ret)
-		free(abi34_container_of(pd, struct xqp_pd, pd));
+		free(abi34_container_of(pd, struct xprov_pd, pd));
 	return ret;
 }
 
-static struct ibv_mr *xqp_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+static struct ibv_mr *xprov_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access)
 {
 	struct abi34_cmd_reg_mr cmd;
 	struct ib_uverbs_reg_mr_resp resp;
-	struct xqp_mr *mr = calloc(1, sizeof(*mr));
+	struct xprov_mr *mr = calloc(1, sizeof(*mr));
 	int ret;
 
 	if (!mr)
@@ -195,19 +195,19 @@ static struct ibv_mr *xqp_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &mr->vmr.ibv_mr;
 }
 
-static int xqp_dereg_mr(struct abi34_mr *vmr)
+static int xprov_dereg_mr(struct abi34_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
 
 	if (!ret)
-		free(abi34_container_of(vmr, struct xqp_mr, vmr));
+		free(abi34_container_of(vmr, struct xprov_mr, vmr));
 	return ret;
 }
 
-static struct ibv_ah *xqp_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+static struct ibv_ah *xprov_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	struct ib_uverbs_create_ah_resp resp;
-	struct xqp_ah *ah = calloc(1, sizeof(*ah));
+	struct xprov_ah *ah = calloc(1, sizeof(*ah));
 	int ret;
 
 	if (!ah)
@@ -222,20 +222,20 @@ static struct ibv_ah *xqp_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	return &ah->ah;
 }
 
-static int xqp_destroy_ah(struct ibv_ah *ah)
+static int xprov_destroy_ah(struct ibv_ah *ah)
 {
 	int ret = ibv_cmd_destroy_ah(ah);
 
 	if (!ret)
-		free(abi34_container_of(ah, struct xqp_ah, ah));
+		free(abi34_container_of(ah, struct xprov_ah, ah));
 	return ret;
 }
 
-static struct ibv_xrcd *xqp_open_xrcd(struct ibv_context *ctx, struct ibv_xrcd_init_attr *attr)
+static struct ibv_xrcd *xprov_open_xrcd(struct ibv_context *ctx, struct ibv_xrcd_init_attr *attr)
 {
 	struct abi34_cmd_open_xrcd cmd;
 	struct ib_uverbs_open_xrcd_resp resp;
-	struct xqp_xrcd *x = calloc(1, sizeof(*x));
+	struct xprov_xrcd *x = calloc(1, sizeof(*x));
 	int ret;
 
 	if (!x)
@@ -252,23 +252,23 @@ static struct ibv_xrcd *xqp_open_xrcd(struct ibv_context *ctx, struct ibv_xrcd_i
 	return &x->vxrcd.xrcd;
 }
 
-static int xqp_close_xrcd(struct ibv_xrcd *xrcd)
+static int xprov_close_xrcd(struct ibv_xrcd *xrcd)
 {
 	struct abi34_xrcd *vx = abi34_container_of(xrcd, struct abi34_xrcd, xrcd);
 	int ret = ibv_cmd_close_xrcd(vx);
 
 	if (!ret)
-		free(abi34_container_of(vx, struct xqp_xrcd, vxrcd));
+		free(abi34_container_of(vx, struct xprov_xrcd, vxrcd));
 	return ret;
 }
 
 /* ---- SRQs ---------------------------------------------------------------- */
 
-static struct ibv_srq *xqp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+static struct ibv_srq *xprov_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
 	struct abi34_cmd_create_srq cmd;
 	struct ib_uverbs_create_srq_resp resp;
-	struct xqp_srq *s = calloc(1, sizeof(*s));
+	struct xprov_srq *s = calloc(1, sizeof(*s));
 	int ret;
 
 	if (!s)
@@ -284,14 +284,14 @@ static struct ibv_srq *xqp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_att
 	return &s->vsrq.srq;
 }
 
-static struct ibv_srq *xqp_create_srq_ex(struct ibv_context *ctx,
+static struct ibv_srq *xprov_create_srq_ex(struct ibv_context *ctx,
 					 struct ibv_srq_init_attr_ex *attr)
 {
 	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
 	struct abi34_cmd_create_xsrq cmd;
 	struct ib_uverbs_create_srq_resp resp;
-	struct xqp_srq *s;
+	struct xprov_srq *s;
 	int ret;
 
 	if ((attr->comp_mask & ~known) ||
@@ -317,7 +317,7 @@ static struct ibv_srq *xqp_create_srq_ex(struct ibv_context *ctx,
 	return &s->vsrq.srq;
 }
 
-static int xqp_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
+static int xprov_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
 {
 	struct abi34_cmd_modify_srq cmd;
 
@@ -325,7 +325,7 @@ static int xqp_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int ma
 	return ibv_cmd_modify_srq(srq, attr, mask, &cmd, sizeof(cmd));
 }
 
-static int xqp_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+static int xprov_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
 	struct abi34_cmd_query_srq cmd;
 
@@ -333,16 +333,16 @@ static int xqp_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
 }
 
-static int xqp_destroy_srq(struct ibv_srq *srq)
+static int xprov_destroy_srq(struct ibv_srq *srq)
 {
 	int ret = ibv_cmd_destroy_srq(srq);
 
 	if (!ret)
-		free(abi34_container_of(srq, struct xqp_srq, vsrq.srq));
+		free(abi34_container_of(srq, struct xprov_srq, vsrq.srq));
 	return ret;
 }
 
-static int xqp_get_srq_num(struct ibv_srq *srq, uint32_t *num)
+static int xprov_get_srq_num(struct ibv_srq *srq, uint32_t *num)
 {
 	struct abi34_srq *vs = abi34_container_of(srq, struct abi34_srq, srq);
 
@@ -352,7 +352,7 @@ static int xqp_get_srq_num(struct ibv_srq *srq, uint32_t *num)
 	return 0;
 }
 
-static int xqp_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+static int xprov_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad_wr)
 {
 	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
@@ -360,29 +360,29 @@ static int xqp_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 
 /* ---- QPs ----------------------------------------------------------------- */
 
-static void xqp_qp_free(struct xqp_qp *qp)
+static void xprov_qp_free(struct xprov_qp *qp)
 {
-	xqp_qp_ex_free(qp);
+	xprov_qp_ex_free(qp);
 	pthread_mutex_destroy(&qp->wr_lock);
 	free(qp);
 }
 
-static struct xqp_qp *xqp_qp_alloc(void)
+static struct xprov_qp *xprov_qp_alloc(void)
 {
-	struct xqp_qp *qp = calloc(1, sizeof(*qp));
+	struct xprov_qp *qp = calloc(1, sizeof(*qp));
 
 	if (qp)
 		pthread_mutex_init(&qp->wr_lock, NULL);
 	return qp;
 }
 
-static struct ibv_qp *xqp_create_qp_ex(struct ibv_context *ctx,
+static struct ibv_qp *xprov_create_qp_ex(struct ibv_context *ctx,
 				       struct ibv_qp_init_attr_ex *attr)
 {
 	uint32_t mask = attr->comp_mask;
 	struct abi34_cmd_create_qp cmd;
 	struct ib_uverbs_create_qp_resp resp;
-	struct xqp_qp *qp;
+	struct xprov_qp *qp;
 	int ret;
 
 	/* No creation flags of any kind; an empty CREATE_FLAGS is harmless. */
@@ -394,12 +394,12 @@ static struct ibv_qp *xqp_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	if ((mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    ((attr->send_ops_flags & ~(uint64_t)XQP_SUPPORTED_SEND_OPS) ||
+	    ((attr->send_ops_flags & ~(uint64_t)XPROV_SUPPORTED_SEND_OPS) ||
 	     attr->qp_type == IBV_QPT_XRC_RECV)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	qp = xqp_qp_alloc();
+	qp = xprov_qp_alloc();
 	if (!qp)
 		return NULL;
 	memset(&cmd, 0, sizeof(cmd));
@@ -413,7 +413,7 @@ static struct ibv_qp *xqp_create_qp_ex(struct ibv_context *ctx,
 		attr->comp_mask = saved;
 	}
 	if (ret) {
-		xqp_qp_free(qp);
+		xprov_qp_free(qp);
 		errno = ret;
 		return NULL;
 	}
@@ -422,13 +422,13 @@ static struct ibv_qp *xqp_create_qp_ex(struct ibv_context *ctx,
 	qp->max_send_sge = attr->cap.max_send_sge;
 	if (mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		qp->send_ops = attr->send_ops_flags;
-		xqp_qp_ex_init(qp);
+		xprov_qp_ex_init(qp);
 		qp->vqp.comp_mask |= ABI34_QP_EX;
 	}
 	return &qp->vqp.qp;
 }
 
-static struct ibv_qp *xqp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+static struct ibv_qp *xprov_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex ax;
 	struct ibv_qp *qp;
@@ -443,17 +443,17 @@ static struct ibv_qp *xqp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *
 	ax.sq_sig_all = attr->sq_sig_all;
 	ax.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ax.pd = pd;
-	qp = xqp_create_qp_ex(pd->context, &ax);
+	qp = xprov_create_qp_ex(pd->context, &ax);
 	if (qp)
 		attr->cap = ax.cap;
 	return qp;
 }
 
-static struct ibv_qp *xqp_open_qp(struct ibv_context *ctx, struct ibv_qp_open_attr *attr)
+static struct ibv_qp *xprov_open_qp(struct ibv_context *ctx, struct ibv_qp_open_attr *attr)
 {
 	struct abi34_cmd_open_qp cmd;
 	struct ib_uverbs_create_qp_resp resp;
-	struct xqp_qp *qp = xqp_qp_alloc();
+	struct xprov_qp *qp = xprov_qp_alloc();
 	int ret;
 
 	if (!qp)
@@ -463,7 +463,7 @@ static struct ibv_qp *xqp_open_qp(struct ibv_context *ctx, struct ibv_qp_open_at
 	ret = ibv_cmd_open_qp(ctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd, sizeof(cmd), &resp,
 			      sizeof(resp));
 	if (ret) {
-		xqp_qp_free(qp);
+		xprov_qp_free(qp);
 		errno = ret;
 		return NULL;
 	}
@@ -471,7 +471,7 @@ static struct ibv_qp *xqp_open_qp(struct ibv_context *ctx, struct ibv_qp_open_at
 	return &qp->vqp.qp;
 }
 
-static int xqp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+static int xprov_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			struct ibv_qp_init_attr *init_attr)
 {
 	struct abi34_cmd_query_qp cmd;
@@ -480,7 +480,7 @@ static int xqp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	return ibv_cmd_query_qp(qp, attr, mask, init_attr, &cmd, sizeof(cmd));
 }
 
-static int xqp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+static int xprov_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
 	struct abi34_cmd_modify_qp cmd;
 
@@ -488,26 +488,26 @@ static int xqp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	return ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
 }
 
-static int xqp_destroy_qp(struct ibv_qp *qp)
+static int xprov_destroy_qp(struct ibv_qp *qp)
 {
 	int ret = ibv_cmd_destroy_qp(qp);
 
 	if (!ret)
-		xqp_qp_free(to_xqp(qp));
+		xprov_qp_free(to_xqp(qp));
 	return ret;
 }
 
-static int xqp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+static int xprov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	return ibv_cmd_post_recv(qp, wr, bad_wr);
 }
 
-static int xqp_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+static int xprov_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
-static int xqp_resize_cq(struct ibv_cq *cq, int cqe)
+static int xprov_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	struct abi34_cmd_resize_cq cmd;
 	struct ib_uverbs_resize_cq_resp resp;
@@ -517,9 +517,9 @@ static int xqp_resize_cq(struct ibv_cq *cq, int cqe)
 	return ibv_cmd_resize_cq(cq, cqe, &cmd, sizeof(cmd), &resp, sizeof(resp));
 }
 
-static void xqp_free_context(struct ibv_context *ibctx)
+static void xprov_free_context(struct ibv_context *ibctx)
 {
-	struct xqp_context *ctx = abi34_container_of(ibctx, struct xqp_context, vctx.context);
+	struct xprov_context *ctx = abi34_container_of(ibctx, struct xprov_context, vctx.context);
 
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
@@ -531,39 +531,39 @@ static void xqp_free_context(struct ibv_context *ibctx)
  * domains, ECE, import, rereg_mr, modify_cq, multicast, ...); the list is
  * in docs/provider.md.
  */
-static const struct abi34_context_ops xqp_ctx_ops = {
-	.alloc_pd = xqp_alloc_pd,
-	.close_xrcd = xqp_close_xrcd,
-	.create_ah = xqp_create_ah,
-	.create_cq = xqp_create_cq,
-	.create_cq_ex = xqp_create_cq_ex,
-	.create_qp = xqp_create_qp,
-	.create_qp_ex = xqp_create_qp_ex,
-	.create_srq = xqp_create_srq,
-	.create_srq_ex = xqp_create_srq_ex,
-	.dealloc_pd = xqp_dealloc_pd,
-	.dereg_mr = xqp_dereg_mr,
-	.destroy_ah = xqp_destroy_ah,
-	.destroy_cq = xqp_destroy_cq,
-	.destroy_qp = xqp_destroy_qp,
-	.destroy_srq = xqp_destroy_srq,
-	.free_context = xqp_free_context,
-	.get_srq_num = xqp_get_srq_num,
-	.modify_qp = xqp_modify_qp,
-	.modify_srq = xqp_modify_srq,
-	.open_qp = xqp_open_qp,
-	.open_xrcd = xqp_open_xrcd,
-	.poll_cq = xqp_poll_cq,
-	.post_recv = xqp_post_recv,
-	.post_send = xqp_post_send,
-	.post_srq_recv = xqp_post_srq_recv,
-	.query_device_ex = xqp_query_device_ex,
-	.query_port = xqp_query_port,
-	.query_qp = xqp_query_qp,
-	.query_srq = xqp_query_srq,
-	.reg_mr = xqp_reg_mr,
-	.req_notify_cq = xqp_req_notify_cq,
-	.resize_cq = xqp_resize_cq,
+static const struct abi34_context_ops xprov_ctx_ops = {
+	.alloc_pd = xprov_alloc_pd,
+	.close_xrcd = xprov_close_xrcd,
+	.create_ah = xprov_create_ah,
+	.create_cq = xprov_create_cq,
+	.create_cq_ex = xprov_create_cq_ex,
+	.create_qp = xprov_create_qp,
+	.create_qp_ex = xprov_create_qp_ex,
+	.create_srq = xprov_create_srq,
+	.create_srq_ex = xprov_create_srq_ex,
+	.dealloc_pd = xprov_dealloc_pd,
+	.dereg_mr = xprov_dereg_mr,
+	.destroy_ah = xprov_destroy_ah,
+	.destroy_cq = xprov_destroy_cq,
+	.destroy_qp = xprov_destroy_qp,
+	.destroy_srq = xprov_destroy_srq,
+	.free_context = xprov_free_context,
+	.get_srq_num = xprov_get_srq_num,
+	.modify_qp = xprov_modify_qp,
+	.modify_srq = xprov_modify_srq,
+	.open_qp = xprov_open_qp,
+	.open_xrcd = xprov_open_xrcd,
+	.poll_cq = xprov_poll_cq,
+	.post_recv = xprov_post_recv,
+	.post_send = xprov_post_send,
+	.post_srq_recv = xprov_post_srq_recv,
+	.query_device_ex = xprov_query_device_ex,
+	.query_port = xprov_query_port,
+	.query_qp = xprov_query_qp,
+	.query_srq = xprov_query_srq,
+	.reg_mr = xprov_reg_mr,
+	.req_notify_cq = xprov_req_notify_cq,
+	.resize_cq = xprov_resize_cq,
 };
 
 /*
@@ -572,13 +572,13 @@ static const struct abi34_context_ops xqp_ctx_ops = {
  * The swap happens before _verbs_init_and_alloc_context(), which probes
  * the ioctl interface on the fd it is given (xqp: ENOTTY, so write()).
  */
-static struct verbs_context *xqp_alloc_context(struct ibv_device *ibdev, int cmd_fd,
+static struct verbs_context *xprov_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 					       void *private_data)
 {
-	struct xqp_device *xd = to_xdev(ibdev);
+	struct xprov_device *xd = to_xdev(ibdev);
 	struct abi34_cmd_get_context cmd;
 	struct ib_uverbs_get_context_resp resp;
-	struct xqp_context *ctx;
+	struct xprov_context *ctx;
 	struct stat st;
 	int fd, ret;
 
@@ -594,7 +594,7 @@ static struct verbs_context *xqp_alloc_context(struct ibv_device *ibdev, int cmd
 		return NULL;
 	}
 	ctx = _verbs_init_and_alloc_context(ibdev, fd, sizeof(*ctx),
-					    (struct verbs_context *)offsetof(struct xqp_context,
+					    (struct verbs_context *)offsetof(struct xprov_context,
 									     vctx),
 					    0 /* RDMA_DRIVER_UNKNOWN */);
 	if (!ctx)
@@ -608,12 +608,12 @@ static struct verbs_context *xqp_alloc_context(struct ibv_device *ibdev, int cmd
 		errno = ret;
 		return NULL;
 	}
-	verbs_set_ops(&ctx->vctx, &xqp_ctx_ops);
+	verbs_set_ops(&ctx->vctx, &xprov_ctx_ops);
 	return &ctx->vctx;
 }
 
 /*
- * No device matches by table: xqp_match_device() decides. The table is
+ * No device matches by table: xprov_match_device() decides. The table is
  * still there, empty: libibverbs (init.c: try_drivers(), both 44.0 and
  * 56.1) walks every registered provider's match_table without a NULL
  * check whenever a device has a netlink driver id (rxe, mlx5, ...), so a
@@ -621,22 +621,22 @@ static struct verbs_context *xqp_alloc_context(struct ibv_device *ibdev, int cmd
  * provider registered before that device's own (RDMAV_DRIVERS=xqp, or the
  * order of /etc/libibverbs.d).
  */
-static const struct abi34_match_ent xqp_match_table[] = {
+static const struct abi34_match_ent xprov_match_table[] = {
 	{ .kind = ABI34_MATCH_END },
 };
 
-const struct abi34_device_ops xqp_device_ops = {
+const struct abi34_device_ops xprov_device_ops = {
 	.name = "xqp",
 	.match_min_abi_version = XQP_PROVIDER_ABI,
 	.match_max_abi_version = XQP_PROVIDER_ABI,
-	.match_table = xqp_match_table,
-	.match_device = xqp_match_device,
-	.alloc_context = xqp_alloc_context,
-	.alloc_device = xqp_alloc_device,
-	.uninit_device = xqp_uninit_device,
+	.match_table = xprov_match_table,
+	.match_device = xprov_match_device,
+	.alloc_context = xprov_alloc_context,
+	.alloc_device = xprov_alloc_device,
+	.uninit_device = xprov_uninit_device,
 };
 
-__attribute__((constructor)) static void xqp_register(void)
+__attribute__((constructor)) static void xprov_register(void)
 {
-	verbs_register_driver_34(&xqp_device_ops);
+	verbs_register_driver_34(&xprov_device_ops);
 }
