@@ -43,8 +43,12 @@ extern "C" struct xqp_device *xqp_register_device(const char *name,
 		dev->name[i] = name[i];
 	dev->name[i] = '\0';
 	xqp_device_attr attr = {};
-	dev->phys_port_cnt = ops->query_device && !ops->query_device(drv, &attr) ?
-				     attr.phys_port_cnt : 1;
+	if (ops->query_device && !ops->query_device(drv, &attr)) {
+		dev->phys_port_cnt = attr.phys_port_cnt;
+		dev->max_ah = attr.max_ah;
+	} else {
+		dev->phys_port_cnt = 1;
+	}
 	registry_add(dev);
 	return dev;
 }

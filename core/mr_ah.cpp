@@ -191,7 +191,8 @@ extern "C" xqp_u32 xqp_mr_rkey(const struct xqp_mr *mr)
  *
  * Context: may sleep.
  * Return: the AH, or ERR_PTR(-EINVAL for a bad port, -EIO, -EOPNOTSUPP
- * for a device without a data path, -ENOMEM).
+ * for a device without a data path, -ENOMEM: no memory, or the device's
+ * max_ah AHs exist).
  */
 extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
 					const struct xqp_ah_attr *attr)
@@ -204,9 +205,15 @@ extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
 		return err_ptr<xqp_ah>(-XQP_EOPNOTSUPP);
 	if (attr->port_num < 1 || attr->port_num > dev->phys_port_cnt)
 		return err_ptr<xqp_ah>(-XQP_EINVAL);
-	auto *ah = new (Gfp::account()) xqp_ah;
-	if (!ah)
+	if (dev->ah_count.inc() > dev->max_ah) {
+		dev->ah_count.dec();
 		return err_ptr<xqp_ah>(-XQP_ENOMEM);
+	}
+	auto *ah = new (Gfp::account()) xqp_ah;
+	if (!ah) {
+		dev->ah_count.dec();
+		return err_ptr<xqp_ah>(-XQP_ENOMEM);
+	}
 	ah->dev = dev;
 	ah->pd = pd;
 	ah->attr = *attr;
@@ -230,6 +237,7 @@ extern "C" int xqp_destroy_ah(struct xqp_ah *ah)
 	dev->untrack(&ah->dev_node);
 	ah->pd->usecnt.dec();
 	delete ah;
+	dev->ah_count.dec();
 	dev->put();
 	return 0;
 }

@@ -50,6 +50,8 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	void *drv;
 	char name[64];
 	xqp::u8 phys_port_cnt;	/* from query_device at registration */
+	xqp::u32 max_ah;	/* likewise; ah_count stays at most this */
+	xqp::Atomic<xqp::u32> ah_count;
 	xqp::Atomic<xqp::u32> refs{1};
 	xqp::Atomic<xqp::u32> dead;
 	xqp::Mutex<xqp_device_objects> objects{XQP_LOCK_DEVICE};

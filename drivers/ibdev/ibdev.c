@@ -44,6 +44,10 @@ static struct xqp_device *to_xdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct xqp_ibdev, ibdev)->xdev;
 }
 
+static_assert((int)XQP_ATOMIC_NONE == (int)IB_ATOMIC_NONE &&
+	      (int)XQP_ATOMIC_HCA == (int)IB_ATOMIC_HCA &&
+	      (int)XQP_ATOMIC_GLOB == (int)IB_ATOMIC_GLOB);
+
 static int xqp_ibdev_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				  struct ib_udata *udata)
 {
@@ -67,13 +71,17 @@ static int xqp_ibdev_query_device(struct ib_device *ibdev, struct ib_device_attr
 	attr->device_cap_flags = a.device_cap_flags;
 	attr->max_send_sge = a.max_send_sge;
 	attr->max_recv_sge = a.max_recv_sge;
-	attr->max_sge_rd = a.max_send_sge;
+	attr->max_sge_rd = a.max_sge_rd;
+	attr->max_mr = a.max_mr;
+	attr->max_ah = a.max_ah;
+	attr->max_res_rd_atom = a.max_res_rd_atom;
+	attr->local_ca_ack_delay = a.local_ca_ack_delay;
 	attr->max_cq = a.max_cq;
 	attr->max_cqe = a.max_cqe;
 	attr->max_pd = a.max_pd;
 	attr->max_qp_rd_atom = a.max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = a.max_qp_init_rd_atom;
-	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->atomic_cap = (enum ib_atomic_cap)a.atomic_cap;
 	attr->max_srq = a.max_srq;
 	attr->max_srq_wr = a.max_srq_wr;
 	attr->max_srq_sge = a.max_srq_sge;

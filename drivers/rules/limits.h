@@ -60,12 +60,13 @@ struct xqp_rules_limits {
 	xqp_u32 max_qp_init_rd_atom;	/* bound of max_rd_atomic */
 	xqp_u16 max_pkeys;		/* pkey_index < max_pkeys */
 	xqp_u32 max_mr;
+	xqp_u32 max_ah;			/* the core enforces it */
 };
 
 /*
  * The defaults, rxe's where rxe has one: 2^24 - 2 QPs, 16384 WRs per queue,
  * 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA reads and
- * atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs and MRs.
+ * atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs, MRs and AHs.
  */
 #define XQP_RULES_DEFAULT_LIMITS {			\
 	.max_qp			= XQP_RULES_MAX_QP,	\
@@ -83,6 +84,7 @@ struct xqp_rules_limits {
 	.max_qp_init_rd_atom	= 128,			\
 	.max_pkeys		= 64,			\
 	.max_mr			= 1U << 20,		\
+	.max_ah			= 1U << 20,		\
 }
 
 /* Can a device be built with @lim? (numbers are 24 bits; cqe is an int) */

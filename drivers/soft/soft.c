@@ -25,6 +25,21 @@ static unsigned int soft_instances;
 
 /* ---- device ------------------------------------------------------------- */
 
+/* rxe's ack delay: 4.096 us * 2^15. */
+#define SOFT_CA_ACK_DELAY	15
+
+/*
+ * READs and atomics a device has in flight as a target: each QP's own
+ * max_dest_rd_atomic (at most max_qp_rd_atom), no pool shared between QPs,
+ * so every QP at once (ib_device_attr's int at most).
+ */
+static xqp_u32 soft_res_rd_atom(const struct xqp_soft_limits *lim)
+{
+	xqp_u64 n = (xqp_u64)lim->max_qp_rd_atom * lim->max_qp;
+
+	return n > 0x7fffffff ? 0x7fffffff : (xqp_u32)n;
+}
+
 static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 {
 	struct xqp_soft *soft = drv;
@@ -45,6 +60,13 @@ static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 		.node_guid		= soft->node_guid,
 		.sys_image_guid		= soft->node_guid,
 		.phys_port_cnt		= SOFT_PORT_CNT,
+		.max_mr			= lim->max_mr,
+		.max_ah			= lim->max_ah,
+		.max_sge_rd		= lim->max_sge,
+		.max_res_rd_atom	= soft_res_rd_atom(lim),
+		/* CPU atomics on the target's memory (mr.c), rxe's value */
+		.atomic_cap		= XQP_ATOMIC_HCA,
+		.local_ca_ack_delay	= SOFT_CA_ACK_DELAY,
 	};
 	return 0;
 }

@@ -75,6 +75,14 @@ static void case_get_context(void)
 	xqpv_close_device(ctx);
 }
 
+/* Every QP's own READ/atomic resources at once, an int at most (no pool). */
+static uint32_t res_rd_atom(const struct ib_uverbs_query_device_resp *r)
+{
+	uint64_t n = (uint64_t)r->max_qp_rd_atom * r->max_qp;
+
+	return n > 0x7fffffff ? 0x7fffffff : (uint32_t)n;
+}
+
 static void case_query(void)
 {
 	struct xqpv_context *ctx = open_ctx();
@@ -116,6 +124,19 @@ static void case_query(void)
 	if (g_is_xqp)
 		CHECK(pa.lid == 1 && pa.sm_lid == 1, "soft device LIDs: got %u/%u, want 1/1",
 		      pa.lid, pa.sm_lid);
+	if (g_is_xqp) {
+		/* the device's own values (enforced: host DeviceAttrs*) */
+		struct ib_uverbs_query_device_resp r;
+
+		memset(&r, 0xa5, sizeof(r));
+		CHECK(query_device_raw(ctx->cmd_fd, &r) == 0 && r.atomic_cap == 1 &&
+		      r.max_mr == 1u << 20 && r.max_ah == 1u << 20 && r.max_sge_rd == r.max_sge &&
+		      r.max_res_rd_atom == res_rd_atom(&r) && r.local_ca_ack_delay == 15 &&
+		      r.max_mw == 0 && r.max_mcast_grp == 0 && r.max_fmr == 0,
+		      "QUERY_DEVICE: atomic_cap %u max_mr %u max_ah %u max_sge_rd %u res_rd_atom %u ack_delay %u",
+		      r.atomic_cap, r.max_mr, r.max_ah, r.max_sge_rd, r.max_res_rd_atom,
+		      r.local_ca_ack_delay);
+	}
 	EXPECT("port0", xqpv_query_port(ctx, 0, &pa), EINVAL);
 	EXPECT("port2", xqpv_query_port(ctx, 2, &pa), EINVAL);
 	EXPECT("port255", xqpv_query_port(ctx, 255, &pa), EINVAL);

@@ -552,6 +552,31 @@ static void test_refusals(struct dev *a)
 	     "%s", strerror(errno));
 }
 
+/*
+ * What a program that checks capabilities reads: atomics supported (every
+ * atomic test skips on IBV_ATOMIC_NONE), an MR count, the port count of
+ * ibv_query_device_ex() the same as the legacy one's.
+ */
+static void test_device_attrs(struct dev *a)
+{
+	struct ibv_device_attr_ex ax;
+	struct ibv_device_attr d;
+	int ret = ibv_query_device(a->ctx, &d);
+
+	CASE("query_device", ret == 0, "%s", strerror(ret));
+	CASE("atomic_cap", d.atomic_cap == IBV_ATOMIC_HCA, "atomic_cap %d", (int)d.atomic_cap);
+	CASE("max_mr", d.max_mr > 0 && d.max_ah > 0 && d.max_sge_rd == d.max_sge,
+	     "max_mr %d max_ah %d max_sge_rd %d max_sge %d", d.max_mr, d.max_ah, d.max_sge_rd,
+	     d.max_sge);
+	CASE("no_mw_mcast", d.max_mw == 0 && d.max_mcast_grp == 0, "max_mw %d max_mcast_grp %d",
+	     d.max_mw, d.max_mcast_grp);
+	ret = ibv_query_device_ex(a->ctx, NULL, &ax);
+	CASE("query_device_ex_ports", ret == 0 && ax.phys_port_cnt_ex == d.phys_port_cnt &&
+	     ax.orig_attr.atomic_cap == d.atomic_cap,
+	     "ret %d phys_port_cnt_ex %u phys_port_cnt %u", ret, ax.phys_port_cnt_ex,
+	     d.phys_port_cnt);
+}
+
 int main(int argc, char **argv)
 {
 	const char *n0 = argc > 2 ? argv[1] : "xqp_soft0", *n1 = argc > 2 ? argv[2] : "xqp_soft1";
@@ -563,6 +588,7 @@ int main(int argc, char **argv)
 		printf("verbs-smoke: 0 passed, 1 failed\n");
 		return 1;
 	}
+	test_device_attrs(&a);
 	test_xrc(&a, &b);
 	test_rc(&a, &b);
 	test_ud(&a, &b);

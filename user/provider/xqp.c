@@ -129,6 +129,14 @@ static int xprov_query_device_ex(struct ibv_context *ctx,
 	ret = ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp, &resp_size);
 	if (ret)
 		return ret;
+	/*
+	 * libibverbs sets phys_port_cnt_ex only after an extended
+	 * QUERY_DEVICE, which xqp answers EOPNOTSUPP: the legacy answer's
+	 * count is the whole truth (xqp devices have one port).
+	 */
+	if (attr_size >= offsetof(struct ibv_device_attr_ex, phys_port_cnt_ex) +
+			 sizeof(attr->phys_port_cnt_ex))
+		attr->phys_port_cnt_ex = attr->orig_attr.phys_port_cnt;
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%u.%u.%u",
 		 (unsigned int)(fw >> 32) & 0xffff, (unsigned int)(fw >> 16) & 0xffff,

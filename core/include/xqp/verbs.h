@@ -228,6 +228,19 @@ struct xqp_device_attr {
 	xqp_u64 page_size_cap;
 	xqp_u16 max_pkeys;
 	xqp_u8 phys_port_cnt;
+	xqp_u32 max_mr;
+	xqp_u32 max_ah;			/* the core enforces it (xqp_create_ah()) */
+	xqp_u32 max_sge_rd;		/* SGEs of an RDMA READ */
+	xqp_u32 max_res_rd_atom;	/* READs and atomics in flight, device-wide */
+	xqp_u8 atomic_cap;		/* enum xqp_atomic_cap */
+	xqp_u8 local_ca_ack_delay;	/* 4.096 us * 2^value */
+};
+
+/* Same values as enum ib_atomic_cap. */
+enum xqp_atomic_cap {
+	XQP_ATOMIC_NONE,
+	XQP_ATOMIC_HCA,		/* atomic against the device's own accesses */
+	XQP_ATOMIC_GLOB,	/* ... and against the CPUs' */
 };
 
 /* The IB_DEVICE_XRC bit of device_cap_flags. */
