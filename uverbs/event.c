@@ -294,7 +294,8 @@ void xqp_uevent_destroyed(struct xqp_uevent_obj *eobj, struct xqp_uxrcd *uxrcd)
 	xqp_uevent_release(eobj);
 }
 
-static_assert(sizeof(struct ib_uverbs_destroy_qp_resp) == sizeof(struct ib_uverbs_destroy_srq_resp) &&
+static_assert(sizeof(struct ib_uverbs_destroy_qp_resp) ==
+	      sizeof(struct ib_uverbs_destroy_srq_resp) &&
 	      offsetof(struct ib_uverbs_destroy_qp_resp, events_reported) ==
 	      offsetof(struct ib_uverbs_destroy_srq_resp, events_reported));
 

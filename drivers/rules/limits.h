@@ -27,7 +27,7 @@
 #define XQP_RULES_VENDOR_ID		0xffffff
 #define XQP_RULES_PORT_CNT		1
 #define XQP_RULES_GID_TBL_LEN		1
-#define XQP_RULES_MAX_MSG_SZ		0x800000	/* rxe's RXE_PORT_MAX_MSG_SZ */
+#define XQP_RULES_MAX_MSG_SZ		0x800000	/* 8 MiB: one message executed whole (rxe: 2^31) */
 #define XQP_RULES_PAGE_SIZE_CAP		0xfffff000U
 #define XQP_RULES_MAX_MR_SIZE		(~0ULL)
 #define XQP_RULES_SGE_SIZE		16		/* sizeof(struct ib_sge) */

@@ -113,11 +113,9 @@ int soft_resize_cq(void *drv, void *drv_cq, int cqe, int *granted)
 	unsigned long flags;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_RESIZE_CQ);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_RESIZE_CQ, cq);
 	if (err)
 		return err;	/* the CQ as it was */
-	if (!soft_owns(soft, cq))
-		return -XQP_EINVAL;
 	if (!xqp_rules_cqe_ok(&soft->lim, cqe))
 		return -XQP_EINVAL;
 	size = xqp_rules_grant_wr((xqp_u32)cqe, soft->lim.max_cqe);

@@ -70,6 +70,16 @@ int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op)
 	return soft_inject_fires(soft, op);
 }
 
+/* soft_enter() for an op on @obj: -EINVAL for an object of another device. */
+int soft_enter_obj(struct xqp_soft *soft, enum xqp_soft_op op, const void *obj)
+{
+	int err = soft_enter(soft, op);
+
+	if (err)
+		return err;
+	return soft_owns(soft, obj) ? 0 : -XQP_EINVAL;
+}
+
 /*
  * soft_enter() for the ops of the fast path (posting, polling, arming a
  * CQ): while nothing is armed and counting is off it only loads two

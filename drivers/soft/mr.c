@@ -37,11 +37,9 @@ int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
 	xqp_u32 index;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_REG_MR);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_REG_MR, drv_pd);
 	if (err)
 		return err;
-	if (!soft_owns(soft, drv_pd))
-		return -XQP_EINVAL;
 	mr = xqp_zalloc(sizeof(*mr), XQP_GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -XQP_ENOMEM;
@@ -72,11 +70,9 @@ int soft_dereg_mr(void *drv, void *drv_mr)
 	struct soft_mr *mr = drv_mr;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_DEREG_MR);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_DEREG_MR, mr);
 	if (err)
 		return err;
-	if (!soft_owns(soft, mr))
-		return -XQP_EINVAL;
 	soft_numtab_delete(soft, &soft->mrns, &soft->counts.mr,
 			   mr->key >> SOFT_KEY_SHIFT);
 	soft_refs_drain(&mr->refs);

@@ -111,11 +111,9 @@ int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
 	int sqd_notify;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_MODIFY_QP);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_MODIFY_QP, qp);
 	if (err)
 		return err;
-	if (!soft_owns(soft, qp))
-		return -XQP_EINVAL;
 	err = soft_check_qp_attr(soft, qp, attr, mask, &cap);
 	if (err)
 		return err;
@@ -147,11 +145,9 @@ int soft_query_qp(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
 	int err;
 
 	(void)attr_mask;	/* like rxe, everything is reported */
-	err = soft_enter(soft, XQP_SOFT_OP_QUERY_QP);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_QUERY_QP, qp);
 	if (err)
 		return err;
-	if (!soft_owns(soft, qp))
-		return -XQP_EINVAL;
 
 	flags = xqp_spin_lock_irqsave(&qp->lock);
 	*attr = qp->attr;
@@ -166,11 +162,9 @@ int soft_destroy_qp(void *drv, void *drv_qp)
 	struct soft_qp *qp = drv_qp;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_QP);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_DESTROY_QP, qp);
 	if (err)
 		return err;
-	if (!soft_owns(soft, qp))
-		return -XQP_EINVAL;
 	/* Unreachable by number; then wait out events already on their way. */
 	soft_numtab_delete(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
 	soft_refs_drain(&qp->refs);

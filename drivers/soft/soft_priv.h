@@ -228,6 +228,7 @@ int soft_owns(struct xqp_soft *soft, const void *p);
 
 /* ---- inject.c ---- */
 int soft_enter(struct xqp_soft *soft, enum xqp_soft_op op);
+int soft_enter_obj(struct xqp_soft *soft, enum xqp_soft_op op, const void *obj);
 int soft_enter_data_path(struct xqp_soft *soft, enum xqp_soft_op op);
 
 /* ---- verbs.c, srq.c, qp.c: the object ops ---- */

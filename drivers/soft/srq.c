@@ -90,11 +90,9 @@ int soft_destroy_srq(void *drv, void *drv_srq)
 	struct soft_srq *srq = drv_srq;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_SRQ);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_DESTROY_SRQ, srq);
 	if (err)
 		return err;
-	if (!soft_owns(soft, srq))
-		return -XQP_EINVAL;
 	/* Unreachable by number; then wait out events already on their way. */
 	soft_numtab_delete(soft, &soft->srqns, &soft->counts.srq, srq->srq_num);
 	soft_refs_drain(&srq->refs);

@@ -5,35 +5,48 @@
  */
 #include "soft_priv.h"
 
+/*
+ * A counted object that is nothing more (PD, XRCD): @op's entry, then one
+ * of @count, at most @max.
+ */
+static int soft_plain_new(struct xqp_soft *soft, enum xqp_soft_op op, xqp_u32 *count,
+			  xqp_u32 max, void **out)
+{
+	struct soft_obj *obj;
+	int err = soft_enter(soft, op);
+
+	if (err)
+		return err;
+	obj = soft_obj_new(soft, sizeof(*obj), count, max);
+	if (xqp_is_err(obj))
+		return (int)xqp_ptr_err(obj);
+	*out = obj;
+	return 0;
+}
+
+static int soft_plain_del(struct xqp_soft *soft, enum xqp_soft_op op, void *obj, xqp_u32 *count)
+{
+	int err = soft_enter_obj(soft, op, obj);
+
+	if (err)
+		return err;
+	soft_obj_del(soft, obj, count);
+	return 0;
+}
 
 int soft_alloc_pd(void *drv, void **drv_pd)
 {
 	struct xqp_soft *soft = drv;
-	struct soft_obj *pd;
-	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_ALLOC_PD);
-	if (err)
-		return err;
-	pd = soft_obj_new(soft, sizeof(*pd), &soft->counts.pd, soft->lim.max_pd);
-	if (xqp_is_err(pd))
-		return (int)xqp_ptr_err(pd);
-	*drv_pd = pd;
-	return 0;
+	return soft_plain_new(soft, XQP_SOFT_OP_ALLOC_PD, &soft->counts.pd, soft->lim.max_pd,
+			      drv_pd);
 }
 
 int soft_dealloc_pd(void *drv, void *drv_pd)
 {
 	struct xqp_soft *soft = drv;
-	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_DEALLOC_PD);
-	if (err)
-		return err;
-	if (!soft_owns(soft, drv_pd))
-		return -XQP_EINVAL;
-	soft_obj_del(soft, drv_pd, &soft->counts.pd);
-	return 0;
+	return soft_plain_del(soft, XQP_SOFT_OP_DEALLOC_PD, drv_pd, &soft->counts.pd);
 }
 
 /* ---- CQ ----------------------------------------------------------------- */
@@ -80,11 +93,9 @@ int soft_destroy_cq(void *drv, void *drv_cq)
 	unsigned long flags;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_DESTROY_CQ);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_DESTROY_CQ, drv_cq);
 	if (err)
 		return err;
-	if (!soft_owns(soft, drv_cq))
-		return -XQP_EINVAL;
 	/* Unreachable for raise_cq_event; then wait out events on their way. */
 	flags = xqp_spin_lock_irqsave(&soft->lock);
 	*cq->pprev = cq->next;
@@ -102,30 +113,14 @@ int soft_destroy_cq(void *drv, void *drv_cq)
 int soft_alloc_xrcd(void *drv, void **drv_xrcd)
 {
 	struct xqp_soft *soft = drv;
-	struct soft_obj *xrcd;
-	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_ALLOC_XRCD);
-	if (err)
-		return err;
-	xrcd = soft_obj_new(soft, sizeof(*xrcd), &soft->counts.xrcd,
-			    soft->lim.max_xrcd);
-	if (xqp_is_err(xrcd))
-		return (int)xqp_ptr_err(xrcd);
-	*drv_xrcd = xrcd;
-	return 0;
+	return soft_plain_new(soft, XQP_SOFT_OP_ALLOC_XRCD, &soft->counts.xrcd, soft->lim.max_xrcd,
+			      drv_xrcd);
 }
 
 int soft_dealloc_xrcd(void *drv, void *drv_xrcd)
 {
 	struct xqp_soft *soft = drv;
-	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_DEALLOC_XRCD);
-	if (err)
-		return err;
-	if (!soft_owns(soft, drv_xrcd))
-		return -XQP_EINVAL;
-	soft_obj_del(soft, drv_xrcd, &soft->counts.xrcd);
-	return 0;
+	return soft_plain_del(soft, XQP_SOFT_OP_DEALLOC_XRCD, drv_xrcd, &soft->counts.xrcd);
 }

@@ -512,11 +512,9 @@ int soft_modify_srq(void *drv, void *drv_srq, struct xqp_srq_attr *attr, int mas
 	unsigned long flags;
 	int err;
 
-	err = soft_enter(soft, XQP_SOFT_OP_MODIFY_SRQ);
+	err = soft_enter_obj(soft, XQP_SOFT_OP_MODIFY_SRQ, srq);
 	if (err)
 		return err;	/* the SRQ as it was, @attr untouched */
-	if (!soft_owns(soft, srq))
-		return -XQP_EINVAL;
 	if (mask & XQP_SRQ_MAX_WR) {
 		if (!xqp_rules_srq_ok(&soft->lim, attr->max_wr, 0))
 			return -XQP_EINVAL;

@@ -33,7 +33,8 @@ _Static_assert(sizeof(struct ib_uverbs_post_send_resp) == sizeof(struct ib_uverb
 	       sizeof(struct ib_uverbs_post_recv_resp) ==
 	       sizeof(struct ib_uverbs_post_srq_recv_resp),
 	       "one bad_wr response");
-_Static_assert(sizeof(struct xqp_uverbs_send_wr) % 8 == 0 && sizeof(struct ib_uverbs_recv_wr) % 8 == 0,
+_Static_assert(sizeof(struct xqp_uverbs_send_wr) % 8 == 0 &&
+	       sizeof(struct ib_uverbs_recv_wr) % 8 == 0,
 	       "WQEs keep the SGEs aligned");
 
 int xqp_wire_write(int fd, uint32_t command, void *buf, size_t len, size_t resp_len)
