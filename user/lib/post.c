@@ -23,10 +23,12 @@ static int sges_ok(const struct xqpv_sge *sg, int num_sge)
 	return num_sge >= 0 && (!num_sge || sg);
 }
 
-static void copy_sges(struct ib_uverbs_sge *sge, const struct xqpv_sge *sg, int num_sge)
+/* Returns the SGEs copied. */
+static int copy_sges(struct ib_uverbs_sge *sge, const struct xqpv_sge *sg, int num_sge)
 {
 	if (num_sge)
 		memcpy(sge, sg, (size_t)num_sge * sizeof(*sge));
+	return num_sge;
 }
 
 /* ---- send WRs as the wire layer reads them; @arg is the QP ---- */
@@ -47,13 +49,13 @@ static int send_num_sge(const void *wr, const void *arg)
 	return w->num_sge;
 }
 
-static void send_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
+static int send_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
 	const struct xqpv_send_wr *w = wr;
 	const struct xqpv_qp *qp = arg;
 
 	xqp_wire_send_wqe(wqe, w, qp->qp_type == XQPV_QPT_UD, qp->qp_type == XQPV_QPT_XRC_SEND);
-	copy_sges(sge, w->sg_list, w->num_sge);
+	return copy_sges(sge, w->sg_list, w->num_sge);
 }
 
 int xqpv_post_send(struct xqpv_qp *qp, struct xqpv_send_wr *wr, struct xqpv_send_wr **bad_wr)
@@ -87,7 +89,7 @@ static int recv_num_sge(const void *wr, const void *arg)
 	return sges_ok(w->sg_list, w->num_sge) ? w->num_sge : -1;
 }
 
-static void recv_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
+static int recv_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
 	const struct xqpv_recv_wr *w = wr;
 	struct ib_uverbs_recv_wr *k = wqe;
@@ -95,7 +97,7 @@ static void recv_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const
 	(void)arg;
 	k->wr_id = w->wr_id;
 	k->num_sge = (uint32_t)w->num_sge;
-	copy_sges(sge, w->sg_list, w->num_sge);
+	return copy_sges(sge, w->sg_list, w->num_sge);
 }
 
 /* POST_RECV or POST_SRQ_RECV (@command) of the list @wr on @handle. */

@@ -61,7 +61,7 @@ static int wr_num_sge(const void *wr, const void *arg)
 	return w->num_sge;
 }
 
-static void wr_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
+static int wr_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
 	const struct ibv_send_wr *w = wr;
 	const struct xprov_qp *qp = arg;
@@ -69,6 +69,7 @@ static void wr_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const v
 	xqp_wire_send_wqe(wqe, w, qp->type == IBV_QPT_UD, qp->type == IBV_QPT_XRC_SEND);
 	if (w->num_sge)
 		memcpy(sge, w->sg_list, (size_t)w->num_sge * sizeof(*sge));
+	return w->num_sge;
 }
 
 int xprov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
@@ -435,7 +436,7 @@ static int pending_num_sge(const void *wr, const void *arg)
 }
 
 /* The WQE as built, its SGEs from the batch's (inline ones point into qp->inl). */
-static void pending_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
+static int pending_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
 	const struct xprov_pending_wr *p = wr;
 	const struct xprov_qp *qp = arg;
@@ -447,6 +448,7 @@ static void pending_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, co
 		if (p->inline_data)
 			sge[k].addr += (uintptr_t)qp->inl;
 	}
+	return (int)p->k.wr.num_sge;
 }
 
 static int b_complete(struct ibv_qp_ex *qpx)

@@ -87,8 +87,7 @@ static int post_write(int fd, uint32_t command, uint32_t handle, size_t wqe_size
 	cmd->wqe_size = (uint32_t)wqe_size;
 	sge = (void *)(buf + XQP_WIRE_POST_LEN(wqe_size, n, 0));
 	for (i = 0, w = first; i < n; i++, w = l->next(w, l->arg)) {
-		l->lay(buf + XQP_WIRE_POST_LEN(wqe_size, i, 0), sge, w, l->arg);
-		sge += l->num_sge(w, l->arg);
+		sge += l->lay(buf + XQP_WIRE_POST_LEN(wqe_size, i, 0), sge, w, l->arg);
 	}
 	err = xqp_wire_write(fd, command, buf, len, sizeof(resp));
 	if (buf != stack)

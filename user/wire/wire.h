@@ -68,8 +68,11 @@ struct xqp_wire_list {
 	const void *(*next)(const void *wr, const void *arg);
 	/* @wr's SGE count, or -1 for a WR refused before any write. */
 	int (*num_sge)(const void *wr, const void *arg);
-	/* @wr's WQE at @wqe (zeroed, wqe_size bytes), its SGEs at @sge. */
-	void (*lay)(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg);
+	/*
+	 * @wr's WQE at @wqe (zeroed, wqe_size bytes), its SGEs at @sge;
+	 * returns how many SGEs it wrote (its num_sge).
+	 */
+	int (*lay)(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg);
 	const void *arg;
 };
 
