@@ -67,6 +67,14 @@ err_ev:
 	return ret;
 }
 
+/* The two queries' start: a context first (Linux's), then the request. */
+static int query_request(struct xqp_cmd *cmd, void *req, size_t req_len)
+{
+	int ret = xqp_cmd_need_context(cmd);
+
+	return ret ? ret : xqp_cmd_request(cmd, req, req_len);
+}
+
 int xqp_cmd_query_device(struct xqp_cmd *cmd)
 {
 	struct ib_uverbs_query_device_resp resp;
@@ -74,10 +82,7 @@ int xqp_cmd_query_device(struct xqp_cmd *cmd)
 	struct xqp_device_attr attr;
 	int ret;
 
-	ret = xqp_cmd_need_context(cmd);
-	if (ret)
-		return ret;
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	ret = query_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
 	ret = xqp_query_device(cmd->xdev, &attr);
@@ -124,10 +129,7 @@ int xqp_cmd_query_port(struct xqp_cmd *cmd)
 	struct xqp_port_attr attr;
 	int ret;
 
-	ret = xqp_cmd_need_context(cmd);
-	if (ret)
-		return ret;
-	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	ret = query_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
 	/* reserved is not looked at, as Linux */

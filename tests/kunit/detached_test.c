@@ -11,6 +11,7 @@
  */
 #include <kunit/test.h>
 
+#include "suite.h"
 #include "xqp_test.h"
 
 static void detached_shared_qp_goes_with_last_handle(struct kunit *test)
@@ -47,13 +48,5 @@ static void detached_shared_qp_goes_with_last_handle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(x2), 0);
 }
 
-static struct kunit_case xqp_detached_cases[] = {
-	KUNIT_CASE(detached_shared_qp_goes_with_last_handle),
-	{}
-};
-
-static struct kunit_suite xqp_detached_suite = {
-	.name = "xqp_detached",
-	.test_cases = xqp_detached_cases,
-};
-kunit_test_suite(xqp_detached_suite);
+XQP_KUNIT_SUITE(xqp_detached_suite, "xqp_detached", XQP_NO_FIXTURE,
+		KUNIT_CASE(detached_shared_qp_goes_with_last_handle));

@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "suite.h"
 #include "diff_defs.h"
 
 const char *const dx_op_names[DX_OPS] = {
@@ -364,16 +365,6 @@ static void dx_suite_exit(struct kunit_suite *suite)
 	dx_have_linux = false;
 }
 
-static struct kunit_case dx_cases[] = {
-	KUNIT_CASE_PARAM(dx_run_scenario, dx_gen_scenario),
-	KUNIT_CASE(dx_summary),
-	{}
-};
-
-static struct kunit_suite dx_suite = {
-	.name = "xqp_diff",
-	.suite_init = dx_suite_init,
-	.suite_exit = dx_suite_exit,
-	.test_cases = dx_cases,
-};
-kunit_test_suite(dx_suite);
+XQP_KUNIT_SUITE(dx_suite, "xqp_diff", XQP_SUITE_FIXTURE(dx_suite_init, dx_suite_exit),
+		KUNIT_CASE_PARAM(dx_run_scenario, dx_gen_scenario),
+		KUNIT_CASE(dx_summary));

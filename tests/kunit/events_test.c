@@ -9,6 +9,7 @@
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
 
+#include "suite.h"
 #include "xqp_test.h"
 
 struct ev_seen {
@@ -136,17 +137,7 @@ static void events_without_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_pd(pd), 0);
 }
 
-static struct kunit_case xqp_events_cases[] = {
-	KUNIT_CASE(cq_event_reaches_handler),
-	KUNIT_CASE(srq_events_reach_handler),
-	KUNIT_CASE(events_without_handler),
-	{}
-};
-
-static struct kunit_suite xqp_events_suite = {
-	.name = "xqp_cq_srq_events",
-	.init = xqp_kt_init,
-	.exit = xqp_kt_exit,
-	.test_cases = xqp_events_cases,
-};
-kunit_test_suite(xqp_events_suite);
+XQP_KUNIT_SUITE(xqp_events_suite, "xqp_cq_srq_events", XQP_KT_FIXTURE,
+		KUNIT_CASE(cq_event_reaches_handler),
+		KUNIT_CASE(srq_events_reach_handler),
+		KUNIT_CASE(events_without_handler));

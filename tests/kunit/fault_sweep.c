@@ -50,6 +50,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "suite.h"
 #include "diff_defs.h"
 #include "fault_sweep.h"
 #include "soft/soft.h"
@@ -836,20 +837,10 @@ static void fs_suite_exit(struct kunit_suite *suite)
 		xqp_fs_knobs_restore();
 }
 
-static struct kunit_case fs_cases[] = {
-	KUNIT_CASE_PARAM(fs_alloc_sweep, fs_gen_alloc),
-	KUNIT_CASE_PARAM(fs_op_sweep, fs_gen_ops),
-	KUNIT_CASE_PARAM(fs_traffic_alloc_sweep, fs_gen_traffic),
-	KUNIT_CASE_PARAM(fs_traffic_op_sweep, fs_gen_traffic),
-	KUNIT_CASE_PARAM(fs_traffic_work_check, fs_gen_traffic),
-	KUNIT_CASE(fs_summary),
-	{}
-};
-
-static struct kunit_suite fs_suite = {
-	.name = "xqp_fault",
-	.suite_init = fs_suite_init,
-	.suite_exit = fs_suite_exit,
-	.test_cases = fs_cases,
-};
-kunit_test_suite(fs_suite);
+XQP_KUNIT_SUITE(fs_suite, "xqp_fault", XQP_SUITE_FIXTURE(fs_suite_init, fs_suite_exit),
+		KUNIT_CASE_PARAM(fs_alloc_sweep, fs_gen_alloc),
+		KUNIT_CASE_PARAM(fs_op_sweep, fs_gen_ops),
+		KUNIT_CASE_PARAM(fs_traffic_alloc_sweep, fs_gen_traffic),
+		KUNIT_CASE_PARAM(fs_traffic_op_sweep, fs_gen_traffic),
+		KUNIT_CASE_PARAM(fs_traffic_work_check, fs_gen_traffic),
+		KUNIT_CASE(fs_summary));

@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
+#include "suite.h"
 #include "xqp_test.h"
 
 /* CREATE_CQ reports the driver's size: the soft device rounds like rxe. */
@@ -130,18 +131,8 @@ static void sq_sig_type_is_the_real_qps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
 }
 
-static struct kunit_case xqp_granted_cases[] = {
-	KUNIT_CASE(cq_cqe_is_granted),
-	KUNIT_CASE(srq_num_is_the_drivers),
-	KUNIT_CASE(query_port_is_the_drivers),
-	KUNIT_CASE(sq_sig_type_is_the_real_qps),
-	{}
-};
-
-static struct kunit_suite xqp_granted_suite = {
-	.name = "xqp_granted",
-	.init = xqp_kt_init,
-	.exit = xqp_kt_exit,
-	.test_cases = xqp_granted_cases,
-};
-kunit_test_suite(xqp_granted_suite);
+XQP_KUNIT_SUITE(xqp_granted_suite, "xqp_granted", XQP_KT_FIXTURE,
+		KUNIT_CASE(cq_cqe_is_granted),
+		KUNIT_CASE(srq_num_is_the_drivers),
+		KUNIT_CASE(query_port_is_the_drivers),
+		KUNIT_CASE(sq_sig_type_is_the_real_qps));

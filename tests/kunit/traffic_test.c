@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "suite.h"
 #include "xqp_test.h"
 
 #define TT_BUF		(64 * 1024)
@@ -327,17 +328,7 @@ static void destroy_while_rnr_waits(struct kunit *test)
 	tt_node_fini(test, &n);
 }
 
-static struct kunit_case xqp_traffic_cases[] = {
-	KUNIT_CASE(xrc_traffic_through_changing_handles),
-	KUNIT_CASE(rc_every_opcode_loopback),
-	KUNIT_CASE(destroy_while_rnr_waits),
-	{}
-};
-
-static struct kunit_suite xqp_traffic_suite = {
-	.name = "xqp_traffic",
-	.init = xqp_kt_init,
-	.exit = xqp_kt_exit,
-	.test_cases = xqp_traffic_cases,
-};
-kunit_test_suite(xqp_traffic_suite);
+XQP_KUNIT_SUITE(xqp_traffic_suite, "xqp_traffic", XQP_KT_FIXTURE,
+		KUNIT_CASE(xrc_traffic_through_changing_handles),
+		KUNIT_CASE(rc_every_opcode_loopback),
+		KUNIT_CASE(destroy_while_rnr_waits));

@@ -13,6 +13,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include "suite.h"
 #include "xqp_test.h"
 
 #define RACE_SLOTS 8
@@ -168,15 +169,5 @@ static void open_close_destroy_event_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(r->xrcd), 0);
 }
 
-static struct kunit_case xqp_race_cases[] = {
-	KUNIT_CASE_SLOW(open_close_destroy_event_race),
-	{}
-};
-
-static struct kunit_suite xqp_race_suite = {
-	.name = "xqp_races",
-	.init = xqp_kt_init,
-	.exit = xqp_kt_exit,
-	.test_cases = xqp_race_cases,
-};
-kunit_test_suite(xqp_race_suite);
+XQP_KUNIT_SUITE(xqp_race_suite, "xqp_races", XQP_KT_FIXTURE,
+		KUNIT_CASE_SLOW(open_close_destroy_event_race));

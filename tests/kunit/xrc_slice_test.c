@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 
+#include "suite.h"
 #include "xqp_test.h"
 
 static void xrcd_busy_while_used(struct kunit *test)
@@ -201,23 +202,13 @@ static void compact_handles(struct kunit *test)
 	KUNIT_EXPECT_LT(test, s.handle, s.real_qp);
 }
 
-static struct kunit_case xqp_slice_cases[] = {
-	KUNIT_CASE(xrcd_busy_while_used),
-	KUNIT_CASE(create_returns_handle_with_granted_caps),
-	KUNIT_CASE(create_driver_error_leaves_nothing),
-	KUNIT_CASE(open_rules),
-	KUNIT_CASE(close_never_destroys),
-	KUNIT_CASE(creator_is_one_handle_among_equals),
-	KUNIT_CASE(event_fanout_per_handle),
-	KUNIT_CASE(last_destroy_driver_failure_keeps_all),
-	KUNIT_CASE(compact_handles),
-	{}
-};
-
-static struct kunit_suite xqp_slice_suite = {
-	.name = "xqp_xrc_slice",
-	.init = xqp_kt_init,
-	.exit = xqp_kt_exit,
-	.test_cases = xqp_slice_cases,
-};
-kunit_test_suite(xqp_slice_suite);
+XQP_KUNIT_SUITE(xqp_slice_suite, "xqp_xrc_slice", XQP_KT_FIXTURE,
+		KUNIT_CASE(xrcd_busy_while_used),
+		KUNIT_CASE(create_returns_handle_with_granted_caps),
+		KUNIT_CASE(create_driver_error_leaves_nothing),
+		KUNIT_CASE(open_rules),
+		KUNIT_CASE(close_never_destroys),
+		KUNIT_CASE(creator_is_one_handle_among_equals),
+		KUNIT_CASE(event_fanout_per_handle),
+		KUNIT_CASE(last_destroy_driver_failure_keeps_all),
+		KUNIT_CASE(compact_handles));

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -56,6 +57,19 @@ int xqpi_write_cmd(struct xqpv_context *ctx, uint32_t command, void *buf,
 #define exec_resp(ctx, command, cmd, resp)					\
 	(memset((resp), 0, sizeof(*(resp))), (cmd)->response = RESP(resp),	\
 	 xqpi_exec_cmd((ctx), (command), (cmd), sizeof(*(cmd)), sizeof(*(resp))))
+
+/*
+ * For a command that makes an object: when it failed (@err non-zero),
+ * frees the object allocated for it and sets errno; returns @err.
+ */
+static inline int free_on_err(void *obj, int err)
+{
+	if (err) {
+		free(obj);
+		errno = err;
+	}
+	return err;
+}
 
 /*
  * rdma-core's verbs_is_destroy_err(): after device removal the kernel's

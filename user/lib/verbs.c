@@ -372,17 +372,13 @@ struct xqpv_pd *xqpv_alloc_pd(struct xqpv_context *ctx)
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ib_uverbs_alloc_pd cmd;
 	struct xqpv_pd *pd;
-	int err;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return fail_ptr(ENOMEM);
 	memset(&cmd, 0, sizeof(cmd));
-	err = exec_resp(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, &resp);
-	if (err) {
-		free(pd);
-		return fail_ptr(err);
-	}
+	if (free_on_err(pd, exec_resp(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, &resp)))
+		return NULL;
 	pd->context = ctx;
 	pd->handle = resp.pd_handle;
 	return pd;
@@ -400,7 +396,6 @@ struct xqpv_xrcd *xqpv_open_xrcd(struct xqpv_context *ctx, struct xqpv_xrcd_init
 	struct ib_uverbs_open_xrcd_resp resp;
 	struct ib_uverbs_open_xrcd cmd;
 	struct xqpv_xrcd *xrcd;
-	int err;
 
 	if (attr->comp_mask >= XQPV_XRCD_INIT_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
@@ -413,11 +408,8 @@ struct xqpv_xrcd *xqpv_open_xrcd(struct xqpv_context *ctx, struct xqpv_xrcd_init
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.fd = (uint32_t)attr->fd;
 	cmd.oflags = (uint32_t)attr->oflags;
-	err = exec_resp(ctx, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, &resp);
-	if (err) {
-		free(xrcd);
-		return fail_ptr(err);
-	}
+	if (free_on_err(xrcd, exec_resp(ctx, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, &resp)))
+		return NULL;
 	xrcd->context = ctx;
 	xrcd->handle = resp.xrcd_handle;
 	return xrcd;
@@ -436,7 +428,6 @@ struct xqpv_srq *xqpv_create_srq_ex(struct xqpv_context *ctx, struct xqpv_srq_in
 	struct ib_uverbs_create_xsrq cmd;
 	enum xqpv_srq_type type = XQPV_SRQT_BASIC;
 	struct xqpv_srq *srq;
-	int err;
 
 	if (a->comp_mask >= XQPV_SRQ_INIT_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
@@ -462,11 +453,8 @@ struct xqpv_srq *xqpv_create_srq_ex(struct xqpv_context *ctx, struct xqpv_srq_in
 		cmd.xrcd_handle = a->xrcd->handle;
 		cmd.cq_handle = a->cq->handle;
 	}
-	err = exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &cmd, &resp);
-	if (err) {
-		free(srq);
-		return fail_ptr(err);
-	}
+	if (free_on_err(srq, exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &cmd, &resp)))
+		return NULL;
 	srq->context = ctx;
 	srq->srq_context = a->srq_context;
 	srq->pd = a->pd;
@@ -502,7 +490,6 @@ struct xqpv_qp *xqpv_create_qp_ex(struct xqpv_context *ctx, struct xqpv_qp_init_
 	struct ib_uverbs_create_qp_resp resp;
 	struct ib_uverbs_create_qp cmd;
 	struct xqpv_qp *qp;
-	int err;
 
 	if (a->comp_mask >= XQPV_QP_INIT_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
@@ -535,11 +522,8 @@ struct xqpv_qp *xqpv_create_qp_ex(struct xqpv_context *ctx, struct xqpv_qp_init_
 	cmd.max_inline_data = a->cap.max_inline_data;
 	cmd.sq_sig_all = !!a->sq_sig_all;
 	cmd.qp_type = (uint8_t)a->qp_type;
-	err = exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_QP, &cmd, &resp);
-	if (err) {
-		free(qp);
-		return fail_ptr(err);
-	}
+	if (free_on_err(qp, exec_resp(ctx, IB_USER_VERBS_CMD_CREATE_QP, &cmd, &resp)))
+		return NULL;
 	qp->context = ctx;
 	qp->qp_context = a->qp_context;
 	qp->pd = a->qp_type == XQPV_QPT_XRC_RECV ? NULL : a->pd;
@@ -566,7 +550,6 @@ struct xqpv_qp *xqpv_open_qp(struct xqpv_context *ctx, struct xqpv_qp_open_attr 
 	struct ib_uverbs_create_qp_resp resp;
 	struct ib_uverbs_open_qp cmd;
 	struct xqpv_qp *qp;
-	int err;
 
 	if (a->comp_mask >= XQPV_QP_OPEN_ATTR_RESERVED)
 		return fail_ptr(EOPNOTSUPP);
@@ -582,11 +565,8 @@ struct xqpv_qp *xqpv_open_qp(struct xqpv_context *ctx, struct xqpv_qp_open_attr 
 	cmd.pd_handle = a->xrcd->handle;
 	cmd.qpn = a->qp_num;
 	cmd.qp_type = (uint8_t)a->qp_type;
-	err = exec_resp(ctx, IB_USER_VERBS_CMD_OPEN_QP, &cmd, &resp);
-	if (err) {
-		free(qp);
-		return fail_ptr(err);
-	}
+	if (free_on_err(qp, exec_resp(ctx, IB_USER_VERBS_CMD_OPEN_QP, &cmd, &resp)))
+		return NULL;
 	qp->context = ctx;
 	qp->qp_context = (a->comp_mask & XQPV_QP_OPEN_ATTR_CONTEXT) ? a->qp_context : NULL;
 	qp->xrcd = a->xrcd;
