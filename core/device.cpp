@@ -106,8 +106,8 @@ static void detach_xrc_tgt(xqp_device *dev, xqp_xrcd *xrcd)
 	table->for_each([&](RealQp *qp) {
 		XQP_WARN_ON(dev->ops->destroy_qp(dev->drv, qp->drv));
 		qp->drv = nullptr;
-		/* A QP whose handles were all closed has no owner left. */
-		if (qp->shared.lock()->handle_count == 0) {
+		/* A QP whose shares were all closed has no owner left. */
+		if (qp->shared.lock()->share_count == 0) {
 			table->erase(qp->qp_num, qp);
 			xrcd->usecnt.dec();
 			qp->free_after_grace();

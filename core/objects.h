@@ -9,11 +9,14 @@
  *    counts the objects that use them (destroy is -EBUSY while non-zero).
  *  - RealQp: the driver QP. A non-XRC one is owned by its creator. An XRC_TGT
  *    one is owned by the core: it lives in its XRCD's table while it has
- *    handles (or until destroyed) and is freed an RCU grace period after the
+ *    shares (or until destroyed) and is freed an RCU grace period after the
  *    driver destroyed it.
- *  - Handle: what users hold for an XRC_TGT QP: compact, points at the
- *    RealQp, linked in its handle list; from its own object cache, freed
- *    when closed, or by the last event walk in progress on its QP then.
+ *  - Share: what one holder of an XRC_TGT QP holds, its creator or each
+ *    xqp_open_qp() caller (Linux's per-opener struct ib_qp from
+ *    __ib_open_qp(), which ib_core calls a handle; "handle" in xqp means
+ *    only a uverbs object's number): compact, points at the RealQp, linked
+ *    in its share list; from its own object cache, freed when closed, or by
+ *    the last event walk in progress on its QP then.
  */
 #ifndef XQP_OBJECTS_H
 #define XQP_OBJECTS_H
@@ -25,12 +28,12 @@
 
 namespace xqp {
 struct RealQp;
-struct Handle;
+struct Share;
 }
 
-/* Common header of a real QP and a handle: what an xqp_qp pointer points at. */
+/* Common header of a real QP and a share: what an xqp_qp pointer points at. */
 struct xqp_qp {
-	enum class Kind : xqp::u8 { real = 0x51, handle = 0x48 } kind;
+	enum class Kind : xqp::u8 { real = 0x51, share = 0x53 } kind;
 };
 
 /*
@@ -148,17 +151,17 @@ namespace xqp {
 enum class Life : u8 { live, dying };
 
 /*
- * What a real QP's lock protects. Event walks read the handle list without
- * the lock (the RcuList reader protocol) and are counted in walks: a handle
+ * What a real QP's lock protects. Event walks read the share list without
+ * the lock (the RcuList reader protocol) and are counted in walks: a share
  * closed while none runs is freed at once; one closed during a walk waits
  * out a delivery to it (its own lock), goes on retired, and the last walk
  * frees it, so a walker never reads freed memory.
  */
 struct QpShared {
-	RcuList handles;
-	u32 handle_count;
+	RcuList shares;
+	u32 share_count;
 	u32 walks;		/* event walks in progress on this QP */
-	Handle *retired;	/* closed during a walk, linked by next_retired */
+	Share *retired;	/* closed during a walk, linked by next_retired */
 	Life life;
 };
 
@@ -190,16 +193,16 @@ struct RealQp : Allocated, Pinned {
 };
 
 /*
- * A handle: 64 bytes where a spinlock_t is 4 (xqp_object_sizes()), from the
- * handle cache (XQP_CACHE_HANDLE), zeroed.
+ * A share: 64 bytes where a spinlock_t is 4 (xqp_object_sizes()), from the
+ * share cache (XQP_CACHE_SHARE), zeroed.
  */
-struct Handle {
+struct Share {
 	xqp_qp base;
-	SpinLock<bool> closed{XQP_LOCK_HANDLE};	/* set by a close during a walk */
-	ListNode node;		/* on real->shared.handles */
+	SpinLock<bool> closed{XQP_LOCK_SHARE};	/* set by a close during a walk */
+	ListNode node;		/* on real->shared.shares */
 	union {
 		RealQp *real;		/* while open */
-		Handle *next_retired;	/* once closed during a walk (real's lock) */
+		Share *next_retired;	/* once closed during a walk (real's lock) */
 	};
 	xqp_event_handler_t handler;
 	void *context;
@@ -207,31 +210,31 @@ struct Handle {
 
 	static void *operator new(size_t, Gfp gfp) noexcept
 	{
-		return xqp_cache_zalloc(XQP_CACHE_HANDLE, gfp.flags);
+		return xqp_cache_zalloc(XQP_CACHE_SHARE, gfp.flags);
 	}
-	static void operator delete(void *p) { xqp_cache_free(XQP_CACHE_HANDLE, p); }
-	static void operator delete(void *p, Gfp) { xqp_cache_free(XQP_CACHE_HANDLE, p); }
+	static void operator delete(void *p) { xqp_cache_free(XQP_CACHE_SHARE, p); }
+	static void operator delete(void *p, Gfp) { xqp_cache_free(XQP_CACHE_SHARE, p); }
 
-	static Handle *from(xqp_qp *qp) { return reinterpret_cast<Handle *>(qp); }
-	static Handle *from_node(ListNode *n)
+	static Share *from(xqp_qp *qp) { return reinterpret_cast<Share *>(qp); }
+	static Share *from_node(ListNode *n)
 	{
-		return reinterpret_cast<Handle *>(reinterpret_cast<char *>(n) -
-						  __builtin_offsetof(Handle, node));
+		return reinterpret_cast<Share *>(reinterpret_cast<char *>(n) -
+						  __builtin_offsetof(Share, node));
 	}
 	xqp_qp *c() { return &base; }
 
-	static Handle *create(RealQp *real, xqp_event_handler_t handler,
+	static Share *create(RealQp *real, xqp_event_handler_t handler,
 			      void *context);
 	/* Link into real's list; real->shared must be locked by the caller. */
 	void link(QpShared &s);
 	/*
 	 * Unlinks from real's list (@s: real->shared, locked by the caller).
 	 * No handler call for it starts after this returns, and none is in
-	 * progress. Returns the handle when the caller frees it (delete, once
+	 * progress. Returns the share when the caller frees it (delete, once
 	 * the lock is dropped); null when a walk is in progress on the QP: the
 	 * last walk frees it then.
 	 */
-	[[nodiscard]] Handle *unlink(QpShared &s);
+	[[nodiscard]] Share *unlink(QpShared &s);
 };
 
 /* Device registry (registry.cpp): clients hear of devices coming and going. */
@@ -246,12 +249,12 @@ int reap_strays(xqp_xrcd *xrcd);
 /* The first stray of @xrcd (of any XRCD if null); the device mutex held. */
 RealQp *first_stray(xqp_device_objects &objs, xqp_xrcd *xrcd);
 
-inline bool is_handle(const xqp_qp *qp) { return qp->kind == xqp_qp::Kind::handle; }
+inline bool is_share(const xqp_qp *qp) { return qp->kind == xqp_qp::Kind::share; }
 
-/* The real QP behind a QP or handle: what modify, query and events act on. */
+/* The real QP behind a QP or share: what modify, query and events act on. */
 inline RealQp *real_of(xqp_qp *qp)
 {
-	return is_handle(qp) ? Handle::from(qp)->real : RealQp::from(qp);
+	return is_share(qp) ? Share::from(qp)->real : RealQp::from(qp);
 }
 
 /* Object lookup helpers for code that walks the device lists. */

@@ -2,7 +2,7 @@
 /*
  * The data-path verbs: posting work requests, polling and arming CQs,
  * SRQ attributes. Each is a thin, lock-free pass to the driver on the real
- * QP (a handle of an XRC_TGT QP has no queues of its own) after the
+ * QP (a share of an XRC_TGT QP has no queues of its own) after the
  * checks Linux's verbs make.
  */
 #include "objects.h"
@@ -39,7 +39,7 @@ template <typename Wr> const Wr **bad_or(const Wr **bad_wr, const Wr **scratch)
 
 /**
  * xqp_post_send - queue send work requests on a QP (ib_post_send).
- * @qp: the QP; an XRC_TGT QP (or a handle on one) has no send queue.
+ * @qp: the QP; an XRC_TGT QP (or a share of one) has no send queue.
  * @wr: the first WR of a NULL-terminated list.
  * @bad_wr: set to the first WR not queued when this fails; may be NULL.
  *

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Accessors: what callers may read of a QP or handle. */
+/* Accessors: what callers may read of a QP or share. */
 #include "objects.h"
 
 using namespace xqp;
 
-/** xqp_qp_num - the QP number (24 bits); a handle answers for its real QP. */
+/** xqp_qp_num - the QP number (24 bits); a share answers for its real QP. */
 extern "C" xqp_u32 xqp_qp_num(const struct xqp_qp *qp)
 {
 	return real_of(const_cast<xqp_qp *>(qp))->qp_num;
 }
 
-/** xqp_qp_get_type - the QP type; XRC_TGT for a handle. */
+/** xqp_qp_get_type - the QP type; XRC_TGT for a share. */
 extern "C" enum xqp_qp_type xqp_qp_get_type(const struct xqp_qp *qp)
 {
 	return real_of(const_cast<xqp_qp *>(qp))->type;
@@ -22,42 +22,42 @@ extern "C" struct xqp_qp *xqp_qp_real(struct xqp_qp *qp)
 	return real_of(qp)->c();
 }
 
-/** xqp_qp_is_handle - 1 if @qp is a handle on a shared QP, 0 for a real QP. */
-extern "C" int xqp_qp_is_handle(const struct xqp_qp *qp)
+/** xqp_qp_is_share - 1 if @qp is a share of a shared QP, 0 for a real QP. */
+extern "C" int xqp_qp_is_share(const struct xqp_qp *qp)
 {
-	return is_handle(qp);
+	return is_share(qp);
 }
 
-/** xqp_qp_context - the context given at create/open for this handle or QP. */
+/** xqp_qp_context - the context given at create/open for this share or QP. */
 extern "C" void *xqp_qp_context(const struct xqp_qp *qp)
 {
-	return is_handle(qp) ? Handle::from(const_cast<xqp_qp *>(qp))->context
+	return is_share(qp) ? Share::from(const_cast<xqp_qp *>(qp))->context
 			     : RealQp::from(const_cast<xqp_qp *>(qp))->context;
 }
 
-/** xqp_qp_uobject - the caller object (uverbs) given at create for this handle or QP. */
+/** xqp_qp_uobject - the caller object (uverbs) given at create for this share or QP. */
 extern "C" void *xqp_qp_uobject(const struct xqp_qp *qp)
 {
-	return is_handle(qp) ? Handle::from(const_cast<xqp_qp *>(qp))->uobj
+	return is_share(qp) ? Share::from(const_cast<xqp_qp *>(qp))->uobj
 			     : RealQp::from(const_cast<xqp_qp *>(qp))->uobj;
 }
 
-/** xqp_qp_handle_count - how many handles the real QP behind @qp has now. */
-extern "C" xqp_u32 xqp_qp_handle_count(const struct xqp_qp *qp)
+/** xqp_qp_share_count - how many shares the real QP behind @qp has now. */
+extern "C" xqp_u32 xqp_qp_share_count(const struct xqp_qp *qp)
 {
-	return real_of(const_cast<xqp_qp *>(qp))->shared.lock()->handle_count;
+	return real_of(const_cast<xqp_qp *>(qp))->shared.lock()->share_count;
 }
 
-/** xqp_qp_xrcd - the XRCD of an XRC_TGT QP or handle; NULL otherwise. */
+/** xqp_qp_xrcd - the XRCD of an XRC_TGT QP or share; NULL otherwise. */
 extern "C" struct xqp_xrcd *xqp_qp_xrcd(const struct xqp_qp *qp)
 {
 	return real_of(const_cast<xqp_qp *>(qp))->xrcd;
 }
 
-/** xqp_object_sizes - sizeof the core's handle, real QP and XRCD (for reports). */
+/** xqp_object_sizes - sizeof the core's share, real QP and XRCD (for reports). */
 extern "C" void xqp_object_sizes(struct xqp_object_sizes *sizes)
 {
-	sizes->handle = sizeof(Handle);
+	sizes->share = sizeof(Share);
 	sizes->real_qp = sizeof(RealQp);
 	sizes->xrcd = sizeof(xqp_xrcd);
 }

@@ -132,14 +132,14 @@ static void destroy_unpublished(RealQp *qp)
 }
 
 /*
- * Gives a new XRC_TGT real QP its creator's handle and publishes it in the
+ * Gives a new XRC_TGT real QP its creator's share and publishes it in the
  * XRCD table, last, so that openers never see it half made. On failure
- * nothing is left behind: not the handle, not the usecnt (a Linux leak).
+ * nothing is left behind: not the share, not the usecnt (a Linux leak).
  */
 static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
 {
 	xqp_xrcd *xrcd = real->xrcd;
-	Handle *h = Handle::create(real, attr->event_handler, attr->qp_context);
+	Share *h = Share::create(real, attr->event_handler, attr->qp_context);
 	if (!h)
 		return err_ptr<xqp_qp>(-XQP_ENOMEM);
 	h->uobj = uobj;
@@ -150,7 +150,7 @@ static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
 	if (ret) {
 		xrcd->usecnt.dec();
 		/* the driver may already be reporting events on it */
-		Handle *gone = h->unlink(*real->shared.lock());
+		Share *gone = h->unlink(*real->shared.lock());
 		delete gone;
 		return err_ptr<xqp_qp>(ret);
 	}
@@ -169,10 +169,10 @@ static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
  * @caller: the kernel module creating it (for reports), or NULL from user.
  *
  * For XRC_TGT the real QP is owned by the core and published in
- * attr->xrcd; the returned pointer is the creator's handle on it, one handle
+ * attr->xrcd; the returned pointer is the creator's share on it, one share
  * among equals. For other types the real QP is returned.
  *
- * Return: the QP or handle, or ERR_PTR(-EINVAL, -EIO for a removed device,
+ * Return: the QP or share, or ERR_PTR(-EINVAL, -EIO for a removed device,
  * -EOPNOTSUPP, -ENOMEM, the driver's error). Nothing is left on failure.
  */
 extern "C" struct xqp_qp *xqp_create_qp_user(struct xqp_device *dev, struct xqp_pd *pd,

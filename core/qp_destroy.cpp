@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Destroying QPs: ordinary ones, handles, and the last handle of a shared QP. */
+/* Destroying QPs: ordinary ones, shares, and the last share of a shared QP. */
 #include "objects.h"
 
 using namespace xqp;
@@ -70,11 +70,11 @@ int xqp::reap_strays(xqp_xrcd *xrcd)
 	}
 }
 
-/* Marks a handle-less @real dying; false while it has handles. */
+/* Marks a share-less @real dying; false while it has shares. */
 static bool claim_orphan(RealQp *real)
 {
 	auto s = real->shared.lock();
-	if (s->handle_count != 0 || s->life != Life::live)
+	if (s->share_count != 0 || s->life != Life::live)
 		return false;
 	s->life = Life::dying;
 	return true;
@@ -86,21 +86,21 @@ static void revive(RealQp *real)
 }
 
 /*
- * A handle: if other handles remain it is just closed. The last one takes
- * the real QP with it; if the driver refuses, the handle and the QP stay
+ * A share: if other shares remain it is just closed. The last one takes
+ * the real QP with it; if the driver refuses, the share and the QP stay
  * exactly as they were, linked and openable (Linux loses both). Deciding
  * "last" and unlinking happen under one hold of the QP's lock, so two
- * handles destroyed at once cannot both think the other one is last.
+ * shares destroyed at once cannot both think the other one is last.
  */
-static int destroy_handle(Handle *h)
+static int destroy_share(Share *h)
 {
 	RealQp *real = h->real;
-	Handle *gone = nullptr;
+	Share *gone = nullptr;
 	bool last;
 
 	{
 		auto s = real->shared.lock();
-		last = s->handle_count == 1;
+		last = s->share_count == 1;
 		if (last)
 			s->life = Life::dying;	/* openers now miss it */
 		else
@@ -123,7 +123,7 @@ static int destroy_handle(Handle *h)
 static int destroy_real(RealQp *qp)
 {
 	if (qp->is_xrc_tgt()) {
-		/* Reachable only through xqp_qp_real(); busy while handles exist. */
+		/* Reachable only through xqp_qp_real(); busy while shares exist. */
 		if (!claim_orphan(qp))
 			return -XQP_EBUSY;
 		int ret = destroy_xrc_tgt(qp);
@@ -144,21 +144,21 @@ static int destroy_real(RealQp *qp)
 }
 
 /**
- * xqp_destroy_qp - destroy a QP or a handle (ib_destroy_qp_user).
+ * xqp_destroy_qp - destroy a QP or a share (ib_destroy_qp_user).
  *
- * On a handle: closes it; when it was the real QP's last handle, the real QP
+ * On a share: closes it; when it was the real QP's last share, the real QP
  * is removed from its XRCD, destroyed in the driver and xrcd->usecnt drops.
- * Whoever created the QP, this returns 0 when the handle is gone. If the
+ * Whoever created the QP, this returns 0 when the share is gone. If the
  * driver fails that last destroy, its error is returned and nothing changes.
  *
- * On a real QP: -EBUSY while it has handles; else destroyed.
+ * On a real QP: -EBUSY while it has shares; else destroyed.
  *
  * Return: 0, -EBUSY, or the driver's error (then the object is intact).
  */
 extern "C" int xqp_destroy_qp(struct xqp_qp *qp)
 {
 	xqp_might_sleep();
-	if (is_handle(qp))
-		return destroy_handle(Handle::from(qp));
+	if (is_share(qp))
+		return destroy_share(Share::from(qp));
 	return destroy_real(RealQp::from(qp));
 }

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Async QP events. A shared QP's event goes to every handle with a handler,
- * exactly once each, with element.qp set to that handle. The walk reads the
- * handle list without the QP's lock, counted in the QP's walks (so no handle
+ * Async QP events. A shared QP's event goes to every share with a handler,
+ * exactly once each, with element.qp set to that share. The walk reads the
+ * share list without the QP's lock, counted in the QP's walks (so no share
  * it may reach is freed under it: see QpShared); each delivery holds only
- * that handle's lock, which a close during a walk takes to mark it closed.
+ * that share's lock, which a close during a walk takes to mark it closed.
  * So no handler runs after its close has returned, opens and closes (of
  * this QP too) go on while a handler runs, and unrelated QPs never contend.
  * IRQs are off for the whole walk (handlers run in atomic context anyway),
- * so each handle's lock is taken without an IRQ toggle of its own.
+ * so each share's lock is taken without an IRQ toggle of its own.
  */
 #include "objects.h"
 
 using namespace xqp;
 
-static void deliver(Handle *h, xqp_event *ev, const IrqsOff &irqs)
+static void deliver(Share *h, xqp_event *ev, const IrqsOff &irqs)
 {
 	auto closed = h->closed.lock(irqs);
 	if (!*closed && h->handler) {
@@ -41,13 +41,13 @@ extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
 		}
 		return;
 	}
-	Handle *done = nullptr;
+	Share *done = nullptr;
 	{
-		/* one IRQ toggle for the walk, not one per handle */
+		/* one IRQ toggle for the walk, not one per share */
 		IrqsOff irqs;
 		real->shared.lock(irqs)->walks++;
-		real->shared.rcu_view().handles.for_each(
-			[&](ListNode *n) { deliver(Handle::from_node(n), &ev, irqs); });
+		real->shared.rcu_view().shares.for_each(
+			[&](ListNode *n) { deliver(Share::from_node(n), &ev, irqs); });
 		auto s = real->shared.lock(irqs);
 		if (--s->walks == 0) {
 			done = s->retired;
@@ -55,7 +55,7 @@ extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
 		}
 	}
 	while (done) {
-		Handle *next = done->next_retired;
+		Share *next = done->next_retired;
 		delete done;
 		done = next;
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Modify and query: through any handle they act on the one real QP. */
+/* Modify and query: through any share they act on the one real QP. */
 #include "objects.h"
 
 using namespace xqp;
@@ -37,13 +37,13 @@ extern "C" int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int at
 
 /**
  * xqp_query_qp - read the real QP's attributes (ib_query_qp).
- * @qp: a real QP or a handle on one.
+ * @qp: a real QP or a share of one.
  * @attr: the driver's attributes of the real QP (zeroed first).
  * @attr_mask: what the caller wants (drivers may report everything).
  * @init_attr: NULL, or the creation view: type, granted caps, signalling
- *	       type and related objects (the real QP's, whichever handle asks,
+ *	       type and related objects (the real QP's, whichever share asks,
  *	       as ib_query_qp() asks the driver about qp->real_qp); for a
- *	       handle its own event handler and context.
+ *	       share its own event handler and context.
  *
  * Return: 0, -EIO, -EOPNOTSUPP or the driver's error.
  */
@@ -68,9 +68,9 @@ extern "C" int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int att
 	init_attr->recv_cq = real->recv_cq;
 	init_attr->srq = real->srq;
 	init_attr->xrcd = real->xrcd;
-	if (is_handle(qp)) {
-		init_attr->event_handler = Handle::from(qp)->handler;
-		init_attr->qp_context = Handle::from(qp)->context;
+	if (is_share(qp)) {
+		init_attr->event_handler = Share::from(qp)->handler;
+		init_attr->qp_context = Share::from(qp)->context;
 	} else {
 		init_attr->event_handler = real->handler;
 		init_attr->qp_context = real->context;

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Opening and closing handles on shared (XRC_TGT) QPs. */
+/* Opening and closing shares of shared (XRC_TGT) QPs. */
 #include "objects.h"
 
 using namespace xqp;
 
 /**
- * xqp_open_qp - open a handle on an XRC_TGT QP of @xrcd (ib_open_qp).
+ * xqp_open_qp - open a share of an XRC_TGT QP of @xrcd (ib_open_qp).
  * @xrcd: the XRC domain the QP was created in.
  * @open_attr: qp_num, qp_type (must be XRC_TGT), event handler and context.
  *
  * The lookup takes no lock: the table is read under RCU, then only the one
- * real QP's lock is taken to add the handle. A QP of another XRCD, or one
- * whose last handle is being destroyed, is not found.
+ * real QP's lock is taken to add the share. A QP of another XRCD, or one
+ * whose last share is being destroyed, is not found.
  *
- * Return: a new handle, or ERR_PTR(-EINVAL: wrong type or no such QP in
+ * Return: a new share, or ERR_PTR(-EINVAL: wrong type or no such QP in
  * this XRCD; -EIO: device removed; -ENOMEM).
  */
 extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
@@ -24,7 +24,7 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 	if (!xrcd->t.dev->alive())
 		return err_ptr<xqp_qp>(-XQP_EIO);
 
-	Handle *h = Handle::create(nullptr, open_attr->event_handler,
+	Share *h = Share::create(nullptr, open_attr->event_handler,
 				   open_attr->qp_context);
 	if (!h)
 		return err_ptr<xqp_qp>(-XQP_ENOMEM);
@@ -52,16 +52,16 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 /*
  * Closes @h when its device is gone: the real QP was detached from the
  * driver at unregistration (qp->drv cleared under the XRCD's mutex) and
- * nobody can open it any more, so its last handle, closed or destroyed,
+ * nobody can open it any more, so its last share, closed or destroyed,
  * takes it out of its XRCD and frees it, as unregistration itself reclaims
- * a QP whose handles were all closed before. The XRCD's mutex is taken
+ * a QP whose shares were all closed before. The XRCD's mutex is taken
  * first, as the lock order wants (XRCD mutex, then the QP's lock).
  */
-static void close_detached(Handle *h)
+static void close_detached(Share *h)
 {
 	RealQp *real = h->real;
 	xqp_xrcd *xrcd = real->xrcd;
-	Handle *gone;
+	Share *gone;
 	bool last;
 
 	xqp_might_sleep();
@@ -69,7 +69,7 @@ static void close_detached(Handle *h)
 		auto table = xrcd->table.lock();
 		auto s = real->shared.lock();
 		gone = h->unlink(*s);
-		last = s->handle_count == 0 && !real->drv && s->life == Life::live;
+		last = s->share_count == 0 && !real->drv && s->life == Life::live;
 		if (last) {
 			s->life = Life::dying;
 			table->erase(real->qp_num, real);
@@ -83,14 +83,14 @@ static void close_detached(Handle *h)
 }
 
 /**
- * xqp_close_qp - close a handle (ib_close_qp).
+ * xqp_close_qp - close a share (ib_close_qp).
  *
- * Unlinks the handle and frees it. When this returns, the handle's event
+ * Unlinks the share and frees it. When this returns, the share's event
  * handler is not running and will not be called again. The real QP is never
- * destroyed here, even when this was its last handle: like Linux, it stays in
- * its XRCD (openable again) until destroyed through a handle, the XRCD's
+ * destroyed here, even when this was its last share: like Linux, it stays in
+ * its XRCD (openable again) until destroyed through a share, the XRCD's
  * users are gone and the device goes away. Once the device is gone (after
- * xqp_unregister_device()) nothing can open it again, and its last handle
+ * xqp_unregister_device()) nothing can open it again, and its last share
  * frees it, whether closed or destroyed.
  *
  * Context: any on a live device; may sleep once the device is gone (the
@@ -99,14 +99,14 @@ static void close_detached(Handle *h)
  */
 extern "C" int xqp_close_qp(struct xqp_qp *qp)
 {
-	if (!is_handle(qp))
+	if (!is_share(qp))
 		return -XQP_EINVAL;
-	Handle *h = Handle::from(qp);
+	Share *h = Share::from(qp);
 	if (!h->real->dev->alive()) {
 		close_detached(h);
 		return 0;
 	}
-	Handle *gone = h->unlink(*h->real->shared.lock());
+	Share *gone = h->unlink(*h->real->shared.lock());
 	delete gone;
 	return 0;
 }

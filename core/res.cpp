@@ -7,7 +7,7 @@
  * change, no tracked object is freed), inside it an RCU read-side section
  * (an XRCD's QP table is read as xqp_open_qp() reads it; a real QP found
  * there is freed only after a grace period), inside that one QP's spinlock
- * at a time for its handle list. The XRCD's table mutex is not taken:
+ * at a time for its share list. The XRCD's table mutex is not taken:
  * creating and opening shared QPs never waits for a report.
  */
 #include "objects.h"
@@ -139,7 +139,7 @@ void fill(xqp_res_entry *e, RealQp *qp)
 	e->qp.caller = qp->caller;
 }
 
-/* An XRC_TGT QP and a snapshot of its handles, under its lock. */
+/* An XRC_TGT QP and a snapshot of its shares, under its lock. */
 void fill_tgt(xqp_res_entry *e, RealQp *qp)
 {
 	fill(e, qp);
@@ -147,13 +147,13 @@ void fill_tgt(xqp_res_entry *e, RealQp *qp)
 	e->qp.xrcd_usecnt = qp->xrcd->usecnt.load();
 
 	auto s = qp->shared.lock();
-	e->qp.handle_count = s->handle_count;
+	e->qp.share_count = s->share_count;
 	e->qp.dying = s->life == Life::dying;
-	s->handles.for_each([&](ListNode *n) {
-		if (e->qp.nhandles == XQP_RES_HANDLES_MAX)
+	s->shares.for_each([&](ListNode *n) {
+		if (e->qp.nshares == XQP_RES_SHARES_MAX)
 			return;
-		Handle *h = Handle::from_node(n);
-		xqp_res_handle &out = e->qp.handles[e->qp.nhandles++];
+		Share *h = Share::from_node(n);
+		xqp_res_share &out = e->qp.shares[e->qp.nshares++];
 		out.handler = h->handler;
 		out.context = h->context;
 		out.uobj = h->uobj;

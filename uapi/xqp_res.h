@@ -14,7 +14,7 @@
  *
  * Who sees what: with CAP_NET_ADMIN, every object. Without it, only the
  * objects created through /dev/xqp/uverbsN by processes of the caller's
- * effective uid; for a shared QP, only the caller's own handles are
+ * effective uid; for a shared QP, only the caller's own shares are
  * listed (HANDLE_COUNT still counts all), and keys (LKEY, RKEY) are not
  * reported. PIDs are thread-group ids in the initial pid namespace.
  *
@@ -77,10 +77,10 @@ enum xqp_res_attr {
 	XQP_RES_A_SRQN,
 	XQP_RES_A_XRCDN,
 	XQP_RES_A_XRCD_USECNT,	/* u32: an XRC target QP's XRCD */
-	XQP_RES_A_DYING,	/* flag: its last handle is being destroyed */
-	XQP_RES_A_HANDLE_COUNT,	/* u32: every handle on a shared QP */
-	XQP_RES_A_HANDLES,	/* nest of XQP_RES_A_HANDLE (at most 32) */
-	XQP_RES_A_HANDLE,	/* nest: OWNER_KIND, PID, COMM, UHANDLE, KERN_NAME */
+	XQP_RES_A_DYING,	/* flag: its last share is being destroyed */
+	XQP_RES_A_SHARE_COUNT,	/* u32: every share of a shared QP */
+	XQP_RES_A_SHARES,	/* nest of XQP_RES_A_SHARE (at most 32) */
+	XQP_RES_A_SHARE,	/* nest: OWNER_KIND, PID, COMM, UHANDLE, KERN_NAME */
 	XQP_RES_A_CQE,		/* u32 */
 	XQP_RES_A_SRQ_NUM,	/* u32 */
 	XQP_RES_A_SRQ_TYPE,	/* u8: 0 basic, 1 XRC */

@@ -25,8 +25,8 @@
 /*
  * XQP_UVERBS_IOC_RAISE_QP_EVENT: report @event_type (enum ib_event_type,
  * e.g. 1 = IB_EVENT_QP_FATAL, 4 = IB_EVENT_COMM_EST) on the real QP behind
- * this file's QP handle @qp_handle. For a shared XRC target QP every handle
- * on it, in every process, gets its own copy on its own async fd.
+ * this file's QP handle @qp_handle. For a shared XRC target QP every share
+ * of it, in every process, gets its own copy on its own async fd.
  * Only when xqp.ko was loaded with test_hooks=1 (else ENOTTY, as any
  * unknown ioctl). Needs CAP_SYS_ADMIN. Errors: EPERM, EFAULT, EINVAL (event out of range,
  * reserved not zero, handle of another type), ENOENT (no such handle), EIO

@@ -3,9 +3,10 @@
  * QP commands: CREATE_QP (RC, UC, UD, XRC_INI, XRC_TGT), OPEN_QP,
  * QUERY_QP, MODIFY_QP, DESTROY_QP, in the order of checks of uverbs_cmd.c.
  *
- * An XRC_TGT QP is always held through a handle: CREATE_QP returns the
- * creator's handle, OPEN_QP a new one, and DESTROY_QP on either closes that
- * handle; the real QP goes with its last handle, in whichever process.
+ * An XRC_TGT QP is always held through a share (core/objects.h), named in
+ * the file by a QP handle: CREATE_QP returns the creator's share, OPEN_QP a
+ * new one, and DESTROY_QP on either closes that share; the real QP goes with
+ * its last share, in whichever process.
  */
 #include <linux/capability.h>
 #include <linux/slab.h>

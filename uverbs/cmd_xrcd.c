@@ -194,7 +194,7 @@ static int uxrcd_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 		 */
 		xqp_xrcd_put_user(xrcd);
 		if (xqp_xrcd_usecnt(xrcd)) {
-			/* it lives on for the others: this handle owns it no more */
+			/* it lives on for the others: this file owns it no more */
 			xqp_xrcd_clear_res_owner(xrcd, &uxrcd->uobj);
 			mutex_unlock(&udev->xrcd_tree_mutex);
 			return 0;

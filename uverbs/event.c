@@ -2,7 +2,7 @@
 /*
  * The async event file: the fd GET_CONTEXT returns. read() gives one
  * struct ib_uverbs_async_event_desc per call, tagged with the user_handle
- * the reader's own file gave the object (for a shared QP: the handle this
+ * the reader's own file gave the object (for a shared QP: the share this
  * file created or opened, so each opener gets its own copy); poll() and
  * SIGIO work as with ib_uverbs.
  *

@@ -40,13 +40,22 @@ struct xqp_write_method {
 	  .resp_size = sizeof(struct resp), .has_udata = udata, .has_resp = 1 }
 #define W_I(fn, req) \
 	{ .handler = fn, .req_size = sizeof(struct req) }
-/* The destroy commands: the class destroyed, the request's handle field. */
+/*
+ * The destroy commands: the class destroyed, the request's handle field.
+ * Their sizes must fit xqp_cmd_destroy()'s buffers: checked at build time.
+ */
+#define W_DESTROY_REQ(req, field) \
+	.handle_off = offsetof(struct req, field), \
+	.req_size = sizeof(struct req) + \
+		    BUILD_BUG_ON_ZERO(sizeof(struct req) > XQP_DESTROY_REQ_MAX || \
+				      offsetofend(struct req, field) > sizeof(struct req) || \
+				      sizeof_field(struct req, field) != sizeof(u32))
 #define W_DESTROY(req, field, cls) \
-	{ .destroys = &cls, .handle_off = offsetof(struct req, field), \
-	  .req_size = sizeof(struct req) }
+	{ .destroys = &cls, W_DESTROY_REQ(req, field) }
 #define W_DESTROY_O(req, field, cls, resp) \
-	{ .destroys = &cls, .handle_off = offsetof(struct req, field), \
-	  .req_size = sizeof(struct req), .resp_size = sizeof(struct resp), .has_resp = 1 }
+	{ .destroys = &cls, W_DESTROY_REQ(req, field), .has_resp = 1, \
+	  .resp_size = sizeof(struct resp) + \
+		       BUILD_BUG_ON_ZERO(sizeof(struct resp) > XQP_DESTROY_RESP_MAX) }
 #define W_I_UDATA(fn, req) \
 	{ .handler = fn, .req_size = sizeof(struct req), .has_udata = 1 }
 
@@ -320,7 +329,7 @@ static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long 
 		goto out;
 	}
 	/*
-	 * As a device would: from atomic context; for a QP, to every handle on
+	 * As a device would: from atomic context; for a QP, to every share of
 	 * it. The read lookup keeps the object from being destroyed meanwhile.
 	 */
 	local_irq_save(flags);
@@ -406,7 +415,7 @@ err:
 
 /*
  * Last close of the file (every process that shared it, fork included, has
- * closed it or died): destroy everything it holds. Other files' handles on
+ * closed it or died): destroy everything it holds. Other files' shares of
  * the same shared QPs keep those QPs alive.
  */
 static int xqp_uverbs_close(struct inode *inode, struct file *filp)

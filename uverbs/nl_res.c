@@ -298,7 +298,7 @@ static int put_u32_nz(struct sk_buff *skb, int type, u32 v)
 	return v ? nla_put_u32(skb, type, v) : 0;
 }
 
-/* A shared QP: visible if one of its handles is; lists the visible ones. */
+/* A shared QP: visible if one of its shares is; lists the visible ones. */
 static int put_tgt(struct res_dump *d, const struct xqp_res_qp *qp)
 {
 	struct sk_buff *skb = d->skb;
@@ -307,22 +307,22 @@ static int put_tgt(struct res_dump *d, const struct xqp_res_qp *qp)
 
 	if (nla_put_u32(skb, XQP_RES_A_XRCDN, qp->xrcd) ||
 	    nla_put_u32(skb, XQP_RES_A_XRCD_USECNT, qp->xrcd_usecnt) ||
-	    nla_put_u32(skb, XQP_RES_A_HANDLE_COUNT, qp->handle_count) ||
+	    nla_put_u32(skb, XQP_RES_A_SHARE_COUNT, qp->share_count) ||
 	    (qp->dying && nla_put_flag(skb, XQP_RES_A_DYING)))
 		return -EMSGSIZE;
 	if (qp->caller && nla_put_string(skb, XQP_RES_A_KERN_NAME, qp->caller))
 		return -EMSGSIZE;
-	list = nla_nest_start(skb, XQP_RES_A_HANDLES);
+	list = nla_nest_start(skb, XQP_RES_A_SHARES);
 	if (!list)
 		return -EMSGSIZE;
-	for (i = 0; i < qp->nhandles; i++) {
-		const struct xqp_res_handle *h = &qp->handles[i];
+	for (i = 0; i < qp->nshares; i++) {
+		const struct xqp_res_share *h = &qp->shares[i];
 		const struct xqp_uobj *u = uverbs_of(h->handler, h->context);
 		struct nlattr *one;
 
 		if (!visible(d, u))
 			continue;
-		one = nla_nest_start(skb, XQP_RES_A_HANDLE);
+		one = nla_nest_start(skb, XQP_RES_A_SHARE);
 		if (!one || put_owner(skb, u, NULL, h->handler, true))
 			return -EMSGSIZE;
 		nla_nest_end(skb, one);
@@ -337,9 +337,9 @@ static bool tgt_wanted(const struct res_dump *d, const struct xqp_res_qp *qp)
 	bool seen = false, pid = !d->has_pid;
 	u32 i;
 
-	for (i = 0; i < qp->nhandles; i++) {
-		const struct xqp_uobj *u = uverbs_of(qp->handles[i].handler,
-						     qp->handles[i].context);
+	for (i = 0; i < qp->nshares; i++) {
+		const struct xqp_uobj *u = uverbs_of(qp->shares[i].handler,
+						     qp->shares[i].context);
 
 		seen |= visible(d, u);
 		pid |= pid_matches(d, u) && visible(d, u);

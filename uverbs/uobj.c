@@ -237,16 +237,14 @@ struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
 }
 
 /* The largest destroy request and response (DESTROY_CQ's, 16 and 8 bytes). */
-#define XQP_DESTROY_REQ_MAX	16
-#define XQP_DESTROY_RESP_MAX	8
-
 /**
  * xqp_cmd_destroy - the one destroy command (DESTROY_*, DEALLOC_*,
  * CLOSE_XRCD, DEREG_MR), as Linux's uobj_perform_destroy(): the request of
  * @req_size bytes, the handle at @handle_off in it, the object of @cls
  * behind it destroyed, then the class's response of @resp_size bytes.
  * Bytes of a request the command does not look at (reserved fields) are
- * not checked, as in Linux.
+ * not checked, as in Linux. The write table's W_DESTROY() checks at build
+ * time that the sizes fit XQP_DESTROY_REQ_MAX and XQP_DESTROY_RESP_MAX.
  *
  * Return: 0, or the request's, the lookup's or the destroy's error.
  */
@@ -258,9 +256,6 @@ int xqp_cmd_destroy(struct xqp_cmd *cmd, const struct xqp_uobj_class *cls, size_
 	u32 handle;
 	int ret;
 
-	if (WARN_ON_ONCE(req_size > sizeof(req) || handle_off + sizeof(handle) > req_size ||
-			 resp_size > sizeof(resp)))
-		return -EINVAL;
 	ret = xqp_cmd_request(cmd, req, req_size);
 	if (ret)
 		return ret;

@@ -302,6 +302,9 @@ int xqp_cmd_modify_srq(struct xqp_cmd *cmd);
 int xqp_cmd_query_srq(struct xqp_cmd *cmd);
 
 /* cmd_common.c: request/response copying with Linux's rules */
+/* The largest request and response of a destroy command (xqp_cmd_destroy()). */
+#define XQP_DESTROY_REQ_MAX	16
+#define XQP_DESTROY_RESP_MAX	8
 int xqp_cmd_request(struct xqp_cmd *cmd, void *req, size_t req_len);
 int xqp_cmd_user_cleared(const void __user *p, size_t len);
 struct xqp_uobj *xqp_cmd_request_obj(struct xqp_cmd *cmd, void *req, size_t req_len,

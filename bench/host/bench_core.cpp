@@ -63,7 +63,7 @@ struct World {
 
 World *world;
 
-/* open + close of a handle; threads on distinct QPs or all on one QP. */
+/* open + close of a share; threads on distinct QPs or all on one QP. */
 void BM_OpenClose(benchmark::State &state, bool same_qp)
 {
 	if (state.thread_index() == 0)
@@ -85,7 +85,7 @@ void BM_OpenClose_SameQp(benchmark::State &s) { BM_OpenClose(s, true); }
 BENCHMARK(BM_OpenClose_DistinctQps)->ThreadRange(1, 2)->UseRealTime();
 BENCHMARK(BM_OpenClose_SameQp)->ThreadRange(1, 2)->UseRealTime();
 
-/* open + destroy (the last-handle logic) on a QP that stays alive. */
+/* open + destroy (the last-share logic) on a QP that stays alive. */
 void BM_OpenDestroy(benchmark::State &state)
 {
 	World w(1);
@@ -96,7 +96,7 @@ void BM_OpenDestroy(benchmark::State &state)
 }
 BENCHMARK(BM_OpenDestroy);
 
-/* create + destroy of an XRC_TGT QP (driver, table publish, handle). */
+/* create + destroy of an XRC_TGT QP (driver, table publish, share). */
 void BM_CreateDestroy(benchmark::State &state)
 {
 	World w(0);
@@ -111,7 +111,7 @@ void count_event(xqp_event *, void *ctx)
 	static_cast<std::atomic<long> *>(ctx)->fetch_add(1, std::memory_order_relaxed);
 }
 
-/* one async event fanned out to N handles. */
+/* one async event fanned out to N shares. */
 void BM_EventFanout(benchmark::State &state)
 {
 	World w(0);
@@ -131,7 +131,7 @@ void BM_EventFanout(benchmark::State &state)
 }
 BENCHMARK(BM_EventFanout)->Arg(1)->Arg(16)->Arg(256);
 
-/* memory: bytes per real QP (core + soft driver + table) and per handle. */
+/* memory: bytes per real QP (core + soft driver + table) and per share. */
 void BM_Memory(benchmark::State &state)
 {
 	const int n = static_cast<int>(state.range(0));
@@ -147,7 +147,7 @@ void BM_Memory(benchmark::State &state)
 			opened.push_back(w.open(xqp_qp_num(hs[i])));
 		long after_opens = xqp_host_live_bytes();
 		state.counters["bytes/real_qp"] = static_cast<double>(after_qps - before) / n;
-		state.counters["bytes/handle"] = static_cast<double>(after_opens - after_qps) / n;
+		state.counters["bytes/share"] = static_cast<double>(after_opens - after_qps) / n;
 		for (xqp_qp *o : opened)
 			xqp_destroy_qp(o);
 		for (xqp_qp *h : hs)
@@ -155,7 +155,7 @@ void BM_Memory(benchmark::State &state)
 	}
 	struct xqp_object_sizes s = {};
 	xqp_object_sizes(&s);
-	state.counters["sizeof_handle"] = static_cast<double>(s.handle);
+	state.counters["sizeof_share"] = static_cast<double>(s.share);
 	state.counters["sizeof_real_qp"] = static_cast<double>(s.real_qp);
 }
 BENCHMARK(BM_Memory)->Arg(100000)->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -7,7 +7,7 @@
  * offers the same primitives and the same timed loops, generated for both
  * from one template (bench_side.h) so that the loops are identical code and
  * call each implementation's verbs directly, never through a pointer per op.
- * bench_main.c runs the metrics, alternating the sides in rounds.
+ * bench_main.c runs the metrics (run.h), alternating the sides in rounds.
  *
  * Kernel C; side_xqp.c sees only xqp's headers, side_linux.c only Linux's
  * RDMA headers.
@@ -19,7 +19,7 @@
 
 struct bk_dev;			/* a side's device + XRCD */
 
-/* What an event handler counts, one per handle (or shared, see users). */
+/* What an event handler counts, one per share (or shared, see users). */
 struct bk_hctx {
 	unsigned long events;
 };
@@ -40,13 +40,13 @@ struct bk_side {
 	/* The XRCD's usecnt (real XRC_TGT QPs). */
 	u32 (*xrcd_usecnt)(struct bk_dev *d);
 
-	/* One XRC_TGT QP, returned as its creator's handle. */
+	/* One XRC_TGT QP, returned as its creator's share. */
 	int (*qp_create)(struct bk_dev *d, struct bk_hctx *c, void **h, u32 *qpn);
-	/* Destroys a handle (the last one destroys the QP). */
+	/* Destroys a share (the last one destroys the QP). */
 	int (*qp_destroy)(void *h);
 	int (*h_open)(struct bk_dev *d, u32 qpn, struct bk_hctx *c, void **h);
 	int (*h_close)(void *h);
-	/* Bytes the handle's allocations take (ksize). */
+	/* Bytes the share's allocations take (ksize). */
 	size_t (*h_bytes)(void *h);
 	/* Prints bench-kernel-info: lines about the side's object sizes. */
 	void (*info)(void);
@@ -67,12 +67,12 @@ struct bk_side {
 	int (*sample_open_close)(struct bk_dev *d, u32 qpn, u32 n, u32 *lat,
 				 const bool *abort);
 	/*
-	 * @nq XRC_TGT QPs left in the XRCD without a handle (created, then the
-	 * creator's handle closed); their numbers in @qpns. *@made: how many
+	 * @nq XRC_TGT QPs left in the XRCD without a share (created, then the
+	 * creator's share closed); their numbers in @qpns. *@made: how many
 	 * exist, also on failure (depopulate them).
 	 */
 	int (*populate)(struct bk_dev *d, u32 *qpns, u32 nq, u32 *made);
-	/* Destroys them: open a handle, destroy it (the last). */
+	/* Destroys them: open a share, destroy it (the last). */
 	int (*depopulate)(struct bk_dev *d, const u32 *qpns, u32 nq);
 };
 

@@ -26,7 +26,7 @@
 
 #include "bench.h"
 
-/* The handler context of handles nobody raises events on. */
+/* The handler context of shares nobody raises events on. */
 static struct bk_hctx bkt_quiet;
 
 #define BKT_YIELD(i)			\
@@ -154,10 +154,10 @@ static int BKT(populate)(struct bk_dev *d, u32 *qpns, u32 nq, u32 *made)
 		h = bks_create(d, &bkt_quiet, &qpns[i]);
 		if (IS_ERR(h))
 			return PTR_ERR(h);
-		/* the QP stays in its XRCD without a handle, openable */
+		/* the QP stays in its XRCD without a share, openable */
 		err = bks_close(h);
 		if (err) {
-			/* still a handle: destroying it destroys the QP */
+			/* still a share: destroying it destroys the QP */
 			bks_destroy(h);
 			return err;
 		}

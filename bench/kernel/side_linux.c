@@ -156,7 +156,7 @@ static int lb_h_open(struct bk_dev *d, u32 qpn, struct bk_hctx *c, void **h)
 }
 
 /*
- * __ib_open_qp() allocates a whole struct ib_qp per handle, plus a
+ * __ib_open_qp() allocates a whole struct ib_qp per share, plus a
  * security context (and its LSM blob) where CONFIG_SECURITY_INFINIBAND is
  * set (not on Debian's 6.12, nor on the test kernel).
  */
@@ -175,7 +175,7 @@ static size_t lb_h_bytes(void *h)
 
 static void lb_info(void)
 {
-	pr_info("bench-kernel-info: linux sizeof: struct ib_qp %zu (one per handle), struct ib_xrcd %zu\n",
+	pr_info("bench-kernel-info: linux sizeof: struct ib_qp %zu (one per share), struct ib_xrcd %zu\n",
 		sizeof(struct ib_qp), sizeof(struct ib_xrcd));
 }
 

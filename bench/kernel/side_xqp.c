@@ -148,8 +148,8 @@ static int xb_h_open(struct bk_dev *d, u32 qpn, struct bk_hctx *c, void **h)
 }
 
 /*
- * A handle is one allocation, and the struct xqp_qp pointer is its start
- * (the header is the first member of the core's Handle).
+ * A share is one allocation, and the struct xqp_qp pointer is its start
+ * (the header is the first member of the core's Share).
  */
 static size_t xb_h_bytes(void *h)
 {
@@ -161,8 +161,8 @@ static void xb_info(void)
 	struct xqp_object_sizes s;
 
 	xqp_object_sizes(&s);
-	pr_info("bench-kernel-info: xqp sizeof: handle %zu, real QP %zu, XRCD %zu (core objects)\n",
-		s.handle, s.real_qp, s.xrcd);
+	pr_info("bench-kernel-info: xqp sizeof: share %zu, real QP %zu, XRCD %zu (core objects)\n",
+		s.share, s.real_qp, s.xrcd);
 }
 
 const struct bk_side bk_side_xqp = {

@@ -57,8 +57,8 @@ static int st_scenario(struct xqp_soft *soft)
 	init.event_handler = st_handler;
 	init.qp_context = &ec;
 	creator = xqp_create_qp_user(dev, NULL, &init, NULL, NULL, KBUILD_MODNAME);
-	STEP(!IS_ERR(creator) && xqp_qp_is_handle(creator),
-	     "created an XRC target QP: the creator holds a handle, not the QP");
+	STEP(!IS_ERR(creator) && xqp_qp_is_share(creator),
+	     "created an XRC target QP: the creator holds a share, not the QP");
 	qpn = xqp_qp_num(creator);
 	real = xqp_qp_real(creator);
 	STEP(xqp_xrcd_usecnt(xrcd) == 1, "QP number 0x%06x is published in the XRCD (usecnt 1)", qpn);
@@ -69,38 +69,38 @@ static int st_scenario(struct xqp_soft *soft)
 	a = xqp_open_qp(xrcd, &oa);
 	oa.qp_context = &eb;
 	b = xqp_open_qp(xrcd, &oa);
-	STEP(!IS_ERR(a) && !IS_ERR(b) && xqp_qp_handle_count(creator) == 3,
-	     "opened it twice by number: three equal handles on one real QP");
+	STEP(!IS_ERR(a) && !IS_ERR(b) && xqp_qp_share_count(creator) == 3,
+	     "opened it twice by number: three equal shares of one real QP");
 
 	attr.qp_state = XQP_QPS_INIT;
 	attr.port_num = 1;
 	STEP(xqp_modify_qp(a, &attr, XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT |
 			   XQP_QP_ACCESS_FLAGS) == 0,
-	     "moved it RESET -> INIT through the first opener's handle");
+	     "moved it RESET -> INIT through the first opener's share");
 	memset(&attr, 0, sizeof(attr));
 	STEP(xqp_query_qp(b, &attr, XQP_QP_STATE, NULL) == 0 && attr.qp_state == XQP_QPS_INIT,
-	     "the second opener's handle sees the same state: INIT");
+	     "the second opener's share sees the same state: INIT");
 
 	xqp_soft_raise_qp_event(soft, qpn, XQP_EVENT_QP_FATAL);
 	STEP(ea.calls == 1 && eb.calls == 1 && ec.calls == 1 && ea.seen[0] == a &&
 	     eb.seen[0] == b && ec.seen[0] == creator,
-	     "a QP_FATAL event reached each handle once, addressed to that handle");
+	     "a QP_FATAL event reached each share once, addressed to that share");
 
-	STEP(xqp_destroy_qp(creator) == 0 && xqp_qp_handle_count(a) == 2,
-	     "the creator destroyed its handle: 0, and the QP lives on for the openers");
+	STEP(xqp_destroy_qp(creator) == 0 && xqp_qp_share_count(a) == 2,
+	     "the creator destroyed its share: 0, and the QP lives on for the openers");
 	STEP(xqp_qp_real(a) == real && xqp_xrcd_usecnt(xrcd) == 1,
-	     "the real QP outlived its creator's handle");
+	     "the real QP outlived its creator's share");
 
 	xqp_soft_raise_qp_event(soft, qpn, XQP_EVENT_COMM_EST);
 	STEP(ec.calls == 1 && ea.calls == 2 && eb.calls == 2,
 	     "the next event reached the two openers and not the departed creator");
 
-	STEP(xqp_close_qp(a) == 0 && xqp_qp_handle_count(b) == 1,
-	     "the first opener closed its handle");
+	STEP(xqp_close_qp(a) == 0 && xqp_qp_share_count(b) == 1,
+	     "the first opener closed its share");
 	STEP(xqp_close_qp(real) == -EINVAL, "closing the real QP itself is refused: -EINVAL");
-	STEP(xqp_destroy_qp(real) == -EBUSY, "destroying the real QP while a handle exists: -EBUSY");
+	STEP(xqp_destroy_qp(real) == -EBUSY, "destroying the real QP while a share exists: -EBUSY");
 	STEP(xqp_destroy_qp(b) == 0 && xqp_xrcd_usecnt(xrcd) == 0,
-	     "the last handle was destroyed: the real QP is gone, XRCD usecnt 0");
+	     "the last share was destroyed: the real QP is gone, XRCD usecnt 0");
 
 	oa.qp_context = NULL;
 	a = xqp_open_qp(xrcd, &oa);
@@ -111,8 +111,8 @@ static int st_scenario(struct xqp_soft *soft)
 	STEP(!counts.pd && !counts.cq && !counts.xrcd && !counts.srq && !counts.qp,
 	     "the device holds no objects: nothing leaked");
 	xqp_object_sizes(&sizes);
-	pr_info("xqp selftest: on this kernel a handle takes %zu bytes, a real QP %zu\n",
-		sizes.handle, sizes.real_qp);
+	pr_info("xqp selftest: on this kernel a share takes %zu bytes, a real QP %zu\n",
+		sizes.share, sizes.real_qp);
 	return 0;
 }
 

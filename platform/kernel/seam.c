@@ -2,7 +2,7 @@
 /*
  * The platform seam, kernel side: core/include/xqp/seam.h on Linux
  * primitives. Lock classes are per kind (one lockdep key each), so lockdep
- * tells the XRCD, QP and handle locks apart. Exported for drivers built on
+ * tells the XRCD, QP and share locks apart. Exported for drivers built on
  * the seam (drivers/soft).
  */
 #include <linux/bug.h>
@@ -46,7 +46,7 @@ static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 	[XQP_LOCK_DEVICE] = "xqp_device",
 	[XQP_LOCK_XRCD] = "xqp_xrcd_table",
 	[XQP_LOCK_QP] = "xqp_qp",
-	[XQP_LOCK_HANDLE] = "xqp_handle",
+	[XQP_LOCK_SHARE] = "xqp_share",
 	[XQP_LOCK_SOFT] = "xqp_soft",
 	[XQP_LOCK_SOFT_WQ] = "xqp_soft_wq",
 	[XQP_LOCK_SOFT_CQ] = "xqp_soft_cq",
@@ -296,7 +296,7 @@ EXPORT_SYMBOL_GPL(xqp_log);
 
 static struct kmem_cache *xqp_caches[XQP_CACHE_CLASSES];
 static const char *const xqp_cache_names[XQP_CACHE_CLASSES] = {
-	[XQP_CACHE_HANDLE] = "xqp_handle",
+	[XQP_CACHE_SHARE] = "xqp_share",
 };
 
 void *xqp_cache_zalloc(enum xqp_cache_class cls, xqp_gfp_t gfp)

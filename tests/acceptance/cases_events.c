@@ -25,7 +25,7 @@
 
 /*
  * Opens the QP, then on each command byte: 1 = expect exactly one event for
- * its own handle (reports its type), 2 = expect none, 3 = destroy handle.
+ * its own share (reports its type), 2 = expect none, 3 = destroy its share.
  */
 static void ev_opener(void *arg)
 {
@@ -50,7 +50,7 @@ static void ev_opener(void *arg)
 				reply = 1000 + (uint32_t)err;
 				break;
 			}
-			CHECK(ev.element.qp == h, "%s: event names %p, its handle is %p",
+			CHECK(ev.element.qp == h, "%s: event names %p, its share is %p",
 			      p->tag, (void *)ev.element.qp, (void *)h);
 			reply = ev.event_type;
 			xqpv_ack_async_event(&ev);
@@ -111,7 +111,7 @@ static void case_each_opener(void)
 	EXPECT_INT("b_no_second", peer_ask(&b, 2), 0);
 	EXPECT("creator_no_second", get_event(ctx, &ev, 300), ETIMEDOUT);
 
-	/* a closes its handle: it hears nothing more, the others do */
+	/* a closes its share: it hears nothing more, the others do */
 	EXPECT_INT("a_destroy", peer_ask(&a, 3), 0);
 	EXPECT("raise_access", raise_event(qp, XQPV_EVENT_QP_ACCESS_ERR), 0);
 	EXPECT_INT("a_nothing", peer_ask(&a, 2), 0);
@@ -132,8 +132,8 @@ static void case_each_opener(void)
 		if (h) {
 			EXPECT("raise_via_new_handle", raise_event(h, XQPV_EVENT_PATH_MIG), 0);
 			EXPECT_INT("b_gets_mig", peer_ask(&b, 1), XQPV_EVENT_PATH_MIG);
-			EXPECT("new_handle_gets_mig", get_event(ctx, &ev, 5000), 0);
-			CHECK(ev.element.qp == h, "new handle event names %p", (void *)ev.element.qp);
+			EXPECT("new_share_gets_mig", get_event(ctx, &ev, 5000), 0);
+			CHECK(ev.element.qp == h, "new share event names %p", (void *)ev.element.qp);
 			xqpv_ack_async_event(&ev);
 			EXPECT("destroy_new_handle", xqpv_destroy_qp(h), 0);
 		}
@@ -143,7 +143,7 @@ static void case_each_opener(void)
 	xqpv_close_device(ctx);
 }
 
-/* DESTROY reports the events read; unread ones are dropped with the handle. */
+/* DESTROY reports the events read; unread ones are dropped with the share. */
 static void case_destroy_counts(void)
 {
 	struct xqpv_context *ctx = open_ctx();
@@ -165,7 +165,7 @@ static void case_destroy_counts(void)
 	}
 	EXPECT("destroy", destroy_qp_raw(ctx->cmd_fd, qp->handle, &reported), 0);
 	EXPECT_INT("events_reported", reported, 2);
-	/* the third event went with the handle */
+	/* the third event went with the share */
 	fcntl(ctx->async_fd, F_SETFL, O_NONBLOCK);
 	EXPECT("queue_empty", xqpv_get_async_event(ctx, &ev) ? errno : 0, EAGAIN);
 	xqpv_close_device(ctx);
@@ -390,7 +390,7 @@ static void case_queue_bound(void)
 
 const struct acc_case acc_cases_events[] = {
 	{ "events_each_opener_own_copy", case_each_opener,
-	  "xqp delivers events to handles from OPEN_QP; Linux drops them (no async file on those handles)",
+	  "xqp delivers events to shares from OPEN_QP; Linux drops them (no async file on those objects)",
 	  0 },
 	{ "events_destroy_counts", case_destroy_counts, NULL, 0 },
 	{ "events_async_fd_rules", case_async_fd, NULL, 0 },

@@ -257,7 +257,7 @@ static void case_stray_inode_xrcd(void)
 		reached = create_failing(x, nth_fd, n);
 		if (soft_objects(left, sizeof(left)) > 1)	/* the XRCD and the QP */
 			kept++;
-		xqpv_close_xrcd(x);	/* EBUSY where a handle holds the QP */
+		xqpv_close_xrcd(x);	/* EBUSY where a share holds the QP */
 		xqpv_close_device(c);
 		snprintf(step, sizeof(step), "nth%u_nothing_left", n);
 		EXPECT_INT(step, soft_objects(left, sizeof(left)), 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Real processes sharing XRC target QPs: QP numbers over pipes, the creator
- * leaving (exit, kill -9), fork, the last handle freeing the QP.
+ * leaving (exit, kill -9), fork, the last share freeing the QP.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -72,7 +72,7 @@ static void opener(void *arg)
 	xqpv_close_device(ctx);
 }
 
-/* Creator + two openers in three processes; every handle is equal. */
+/* Creator + two openers in three processes; every share is equal. */
 static void case_three_processes(void)
 {
 	const char *path = case_file("three");
@@ -97,18 +97,18 @@ static void case_three_processes(void)
 	EXPECT_INT("a_opened", chan_recv(&a.from), 0);
 	EXPECT_INT("b_opened", chan_recv(&b.from), 0);
 
-	/* the creator's destroy just closes its handle */
+	/* the creator's destroy just closes its share */
 	EXPECT("creator_destroy", xqpv_destroy_qp(qp), 0);
 	EXPECT_INT("a_modify", peer_ask(&a, 1), 0);
 	EXPECT_INT("b_sees_init", peer_ask(&b, 2), XQPV_QPS_INIT);
 	EXPECT_INT("a_destroy", peer_ask(&a, 3), 0);
 	EXPECT_INT("b_still_sees", peer_ask(&b, 2), XQPV_QPS_INIT);
-	EXPECT_INT("b_reopens", peer_ask(&b, 4), 0);	/* b now holds two handles */
+	EXPECT_INT("b_reopens", peer_ask(&b, 4), 0);	/* b now holds two shares */
 	EXPECT_INT("b_destroy_one", peer_ask(&b, 3), 0);
 	EXPECT("creator_can_reopen", PERR(qp = open_tgt(ctx, x, qpn, &err)), 0);
 	if (qp)
 		EXPECT("creator_destroy_again", xqpv_destroy_qp(qp), 0);
-	chan_send(&b.to, 0);	/* b exits: its last handle goes with its file */
+	chan_send(&b.to, 0);	/* b exits: its last share goes with its file */
 	EXPECT_INT("b_exit", reap(pb), 0);
 	chan_send(&a.to, 0);
 	EXPECT_INT("a_exit", reap(pa), 0);

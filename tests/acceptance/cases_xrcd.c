@@ -153,7 +153,7 @@ static void case_open_qp_rules(void)
 	raw_h = r.qp_handle;
 	EXPECT_INT("resp_rest_zero", r.max_send_wr == 0 && r.max_recv_wr == 0 &&
 		   r.max_inline_data == 0 && r.reserved == 0, 1);
-	/* an opened handle on a non-shareable QP type is not possible either */
+	/* an opened share of a non-shareable QP type is not possible either */
 	{
 		struct xqpv_cq *cq = xqpv_create_cq(ctx, 4, NULL, NULL, 0);
 		struct xqpv_qp *rc = cq ? create_rc(ctx, pd, cq) : NULL;
@@ -165,7 +165,7 @@ static void case_open_qp_rules(void)
 						      sizeof(o), -1, sizeof(r) / 4), EINVAL);
 		}
 	}
-	/* after the last handle is destroyed the number is not openable */
+	/* after the last share is destroyed the number is not openable */
 	EXPECT("destroy_created", xqpv_destroy_qp(qp), 0);
 	{
 		struct xqpv_qp *h = open_tgt(ctx, x, qpn, &err);
@@ -174,7 +174,7 @@ static void case_open_qp_rules(void)
 		if (h)
 			EXPECT("destroy_h", xqpv_destroy_qp(h), 0);
 	}
-	/* the raw-opened handle above is the last one now */
+	/* the raw-opened share above is the last one now */
 	EXPECT("destroy_last", destroy_qp_raw(ctx->cmd_fd, raw_h, NULL), 0);
 	EXPECT("open_after_last", PERR(open_tgt(ctx, x, qpn, &err)), EINVAL);
 	xqpv_close_device(ctx);

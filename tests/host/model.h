@@ -3,7 +3,7 @@
  * A tiny, obviously correct model of the core's XRC sharing verbs, run
  * against the core on a soft device (host seam): every return code is
  * predicted by the model, and after every op the observable state (XRCD
- * usecnt, handles per QP, driver objects, event deliveries, QP state) must
+ * usecnt, shares per QP, driver objects, event deliveries, QP state) must
  * match it; at the end everything is destroyed.
  *
  * Two users, two parameters:
@@ -58,11 +58,11 @@ struct MReal {
 	int xrcd;
 	xqp_qp *real;
 	bool exists;
-	int handles;
+	int shares;
 	xqp_qp_state state;
 };
 
-struct MHandle {
+struct MShare {
 	xqp_qp *qp;
 	int real;
 	bool live;
@@ -115,7 +115,7 @@ private:
 	uint8_t trace_[kTrace][3] = {};
 	MXrcd xrcds_[2];
 	std::vector<MReal> reals_;
-	std::vector<MHandle> handles_;
+	std::vector<MShare> shares_;
 
 	xqp_device *dev() { return xqp_soft_device(soft_); }
 
@@ -159,10 +159,10 @@ private:
 		reals_[r].exists = false;
 		xrcds_[reals_[r].xrcd].reals--;
 	}
-	void add_handle(xqp_qp *qp, int r, Events *ev)
+	void add_share(xqp_qp *qp, int r, Events *ev)
 	{
-		handles_.push_back(MHandle{qp, r, true, std::unique_ptr<Events>(ev), 0});
-		reals_[r].handles++;
+		shares_.push_back(MShare{qp, r, true, std::unique_ptr<Events>(ev), 0});
+		reals_[r].shares++;
 	}
 
 	void step(uint8_t kind, uint8_t x, uint8_t y);
@@ -217,7 +217,7 @@ template <typename S, typename R> void Run<S, R>::step(uint8_t kind, uint8_t x, 
 		}
 		reals_.push_back(MReal{xqp_qp_num(h), s, xqp_qp_real(h), true, 0, XQP_QPS_RESET});
 		xrcds_[s].reals++;
-		add_handle(h, static_cast<int>(reals_.size()) - 1, ev);
+		add_share(h, static_cast<int>(reals_.size()) - 1, ev);
 		return;
 	}
 	case 3: { /* open by number: one that exists, is gone, or is another XRCD's */
@@ -257,69 +257,69 @@ template <typename S, typename R> void Run<S, R>::step(uint8_t kind, uint8_t x, 
 				real = static_cast<int>(k);
 		XQP_MODEL_CHECK(real >= 0 && reals_[real].xrcd == s &&
 				reals_[real].qpn == oa.qp_num);
-		add_handle(h, real, ev);
+		add_share(h, real, ev);
 		return;
 	}
-	case 4: /* close a handle */
-	case 5: { /* destroy a handle: the last one destroys the QP */
-		int i = pick(static_cast<int>(handles_.size()), x,
-			     [&](int k) { return handles_[k].live; });
+	case 4: /* close a share */
+	case 5: { /* destroy a share: the last one destroys the QP */
+		int i = pick(static_cast<int>(shares_.size()), x,
+			     [&](int k) { return shares_[k].live; });
 		if (i < 0)
 			return;
-		MHandle &h = handles_[i];
+		MShare &h = shares_[i];
 		if (kind % kKinds == 4) {
 			XQP_MODEL_CHECK(xqp_close_qp(h.qp) == 0);
-			reals_[h.real].handles--;
+			reals_[h.real].shares--;
 		} else {
 			XQP_MODEL_CHECK(xqp_destroy_qp(h.qp) == 0);
-			if (--reals_[h.real].handles == 0)
+			if (--reals_[h.real].shares == 0)
 				real_gone(h.real);
 		}
 		h.live = false;
 		return;
 	}
-	case 6: { /* destroy the real QP itself: only without handles */
+	case 6: { /* destroy the real QP itself: only without shares */
 		int r = pick(static_cast<int>(reals_.size()), x,
 			     [&](int k) { return reals_[k].exists; });
 		if (r < 0)
 			return;
 		int ret = xqp_destroy_qp(reals_[r].real);
-		XQP_MODEL_CHECK(ret == (reals_[r].handles ? -XQP_EBUSY : 0));
+		XQP_MODEL_CHECK(ret == (reals_[r].shares ? -XQP_EBUSY : 0));
 		if (!ret)
 			real_gone(r);
 		return;
 	}
-	case 7: { /* an event reaches every handle with a handler */
+	case 7: { /* an event reaches every share with a handler */
 		int r = pick(static_cast<int>(reals_.size()), x,
 			     [&](int k) { return reals_[k].exists; });
 		if (r < 0)
 			return;
 		XQP_MODEL_CHECK(xqp_soft_raise_qp_event(soft_, reals_[r].qpn,
 						      XQP_EVENT_COMM_EST) == 0);
-		for (MHandle &h : handles_)
+		for (MShare &h : shares_)
 			if (h.live && h.real == r && h.ev)
 				h.expected++;
 		return;
 	}
 	case 8: { /* the driver refuses the last destroy: nothing changes */
-		int i = pick(static_cast<int>(handles_.size()), x, [&](int k) {
-			return handles_[k].live && reals_[handles_[k].real].handles == 1;
+		int i = pick(static_cast<int>(shares_.size()), x, [&](int k) {
+			return shares_[k].live && reals_[shares_[k].real].shares == 1;
 		});
 		if (i < 0)
 			return;
 		int err = y & 1 ? -XQP_EIO : -XQP_EBUSY;
 		xqp_soft_inject(soft_, XQP_SOFT_OP_DESTROY_QP, err, 0);
-		int ret = xqp_destroy_qp(handles_[i].qp);
+		int ret = xqp_destroy_qp(shares_[i].qp);
 		xqp_soft_inject(soft_, XQP_SOFT_OP_DESTROY_QP, 0, 0);
 		XQP_MODEL_CHECK(ret == err);
 		return;
 	}
-	case 9: { /* modify through one handle, query through another */
-		int i = pick(static_cast<int>(handles_.size()), x,
-			     [&](int k) { return handles_[k].live; });
+	case 9: { /* modify through one share, query through another */
+		int i = pick(static_cast<int>(shares_.size()), x,
+			     [&](int k) { return shares_[k].live; });
 		if (i < 0)
 			return;
-		MReal &r = reals_[handles_[i].real];
+		MReal &r = reals_[shares_[i].real];
 		static const xqp_qp_state targets[] = {XQP_QPS_INIT, XQP_QPS_ERR, XQP_QPS_RESET};
 		xqp_qp_state next = targets[y % 3];
 		xqp_qp_attr attr = {};
@@ -334,15 +334,15 @@ template <typename S, typename R> void Run<S, R>::step(uint8_t kind, uint8_t x, 
 			     (next == XQP_QPS_ERR && r.state != XQP_QPS_RESET) ||
 			     (next == XQP_QPS_INIT &&
 			      (r.state == XQP_QPS_RESET || r.state == XQP_QPS_INIT));
-		XQP_MODEL_CHECK(xqp_modify_qp(handles_[i].qp, &attr, mask) ==
+		XQP_MODEL_CHECK(xqp_modify_qp(shares_[i].qp, &attr, mask) ==
 				(valid ? 0 : -XQP_EINVAL));
 		if (valid)
 			r.state = next;
-		int j = pick(static_cast<int>(handles_.size()), y, [&](int k) {
-			return handles_[k].live && handles_[k].real == handles_[i].real;
+		int j = pick(static_cast<int>(shares_.size()), y, [&](int k) {
+			return shares_[k].live && shares_[k].real == shares_[i].real;
 		});
 		xqp_qp_attr got = {};
-		XQP_MODEL_CHECK(xqp_query_qp(handles_[j].qp, &got, XQP_QP_STATE, nullptr) == 0);
+		XQP_MODEL_CHECK(xqp_query_qp(shares_[j].qp, &got, XQP_QP_STATE, nullptr) == 0);
 		XQP_MODEL_CHECK(got.qp_state == r.state);
 		return;
 	}
@@ -374,9 +374,9 @@ template <typename S, typename R> void Run<S, R>::check()
 		if (!r.exists)
 			continue;
 		nr++;
-		XQP_MODEL_CHECK(xqp_qp_handle_count(r.real) == static_cast<xqp_u32>(r.handles));
+		XQP_MODEL_CHECK(xqp_qp_share_count(r.real) == static_cast<xqp_u32>(r.shares));
 	}
-	for (MHandle &h : handles_) {
+	for (MShare &h : shares_) {
 		if (!h.ev)
 			continue;
 		XQP_MODEL_CHECK(h.ev->calls == h.expected);
@@ -391,12 +391,12 @@ template <typename S, typename R> void Run<S, R>::check()
 
 template <typename S, typename R> void Run<S, R>::cleanup()
 {
-	for (MHandle &h : handles_) {
+	for (MShare &h : shares_) {
 		if (!h.live)
 			continue;
 		XQP_MODEL_CHECK(xqp_destroy_qp(h.qp) == 0);
 		h.live = false;
-		if (--reals_[h.real].handles == 0)
+		if (--reals_[h.real].shares == 0)
 			real_gone(h.real);
 	}
 	/* what is left are orphans: closed by their last user, never destroyed */

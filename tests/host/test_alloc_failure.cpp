@@ -38,7 +38,7 @@ bool scenario(xqp_device *dev, xqp_soft *soft)
 	xqp_qp *o = xqp_open_qp(x, &oa);
 	if (xqp_is_err(o)) {
 		EXPECT_EQ(xqp_ptr_err(o), -XQP_ENOMEM);
-		EXPECT_EQ(xqp_qp_handle_count(h), 1u);
+		EXPECT_EQ(xqp_qp_share_count(h), 1u);
 		ok = false;
 	} else {
 		EXPECT_EQ(xqp_destroy_qp(o), 0);
@@ -69,7 +69,7 @@ TEST_F(Core, AllocationFailureSweep)
 		ASSERT_LT(n, 64) << "scenario never ran clean";
 	}
 	RecordProperty("failure_points", n);
-	EXPECT_GE(n, 3);	/* at least: XRCD, QP, handle, table nodes, open */
+	EXPECT_GE(n, 3);	/* at least: XRCD, QP, share, table nodes, open */
 }
 
 /* The first QP of an XRCD allocates the table's nodes: make exactly that fail. */

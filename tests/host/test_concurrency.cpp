@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Races: threads open, close and destroy handles and create and destroy
- * shared QPs while another raises events on them. Never a handle to a freed
+ * Races: threads open, close and destroy shares and create and destroy
+ * shared QPs while another raises events on them. Never a share to a freed
  * QP, never an event after close returned, every count back to zero. Built
  * also with TSan (make check runs it there) and ASan (a late event would read
  * a freed, poisoned context).
@@ -60,7 +60,7 @@ TEST_F(Core, OpenCloseDestroyAndEventsRace)
 				return;
 			sh.qpn[rng() % kSlots] = xqp_qp_num(h);
 			std::this_thread::yield();
-			/* destroy or close the creator's handle: openers keep it alive */
+			/* destroy or close the creator's share: openers keep it alive */
 			if (rng() % 2) {
 				EXPECT_EQ(xqp_destroy_qp(h), 0);
 			} else {
@@ -118,7 +118,7 @@ TEST_F(Core, OpenCloseDestroyAndEventsRace)
 		th.join();
 
 	EXPECT_EQ(late_events.load(), 0);
-	/* Orphans (closed last handles whose reopen lost a race) are reclaimed
+	/* Orphans (closed last shares whose reopen lost a race) are reclaimed
 	 * by reopening each remaining number and destroying it. */
 	for (u32 qpn = 2; qpn < 2 + 700 && xqp_xrcd_usecnt(x); qpn++) {
 		xqp_qp *o = open(x, qpn);

@@ -12,13 +12,13 @@
 #include "fixture.h"
 
 /*
- * A shared QP that still had handles when its device was
+ * A shared QP that still had shares when its device was
  * unregistered stays in its XRCD, detached from the driver. Whether a
- * kernel client then closes its handles or destroys them, the last one
+ * kernel client then closes its shares or destroys them, the last one
  * takes the QP along: the XRCD can be deallocated, nothing leaks (the
  * fixture counts allocations; the device goes with its last object).
  */
-TEST_F(Core, DetachedSharedQpGoesWithItsLastHandle)
+TEST_F(Core, DetachedSharedQpGoesWithItsLastShare)
 {
 	xqp_xrcd *x1 = xrcd(), *x2 = xrcd(), *x3 = xrcd();
 	xqp_qp *h1 = create_tgt(x1), *h2 = create_tgt(x2), *h3 = create_tgt(x3);
@@ -28,7 +28,7 @@ TEST_F(Core, DetachedSharedQpGoesWithItsLastHandle)
 	ASSERT_FALSE(xqp_is_err(o1) || xqp_is_err(o2) || xqp_is_err(o3));
 	remove_device();
 
-	/* every handle closed */
+	/* every share closed */
 	EXPECT_EQ(xqp_close_qp(o1), 0);
 	EXPECT_EQ(xqp_close_qp(h1), 0);
 	EXPECT_EQ(xqp_xrcd_usecnt(x1), 0u);
@@ -139,7 +139,7 @@ TEST_F(Core, VerbsAfterTheDriverIsGoneReturnEio)
 
 /*
  * Defect 5: creating an XRC_TGT QP fails after the driver made it (the
- * creator's handle or a node of the XRCD's table cannot be allocated), and
+ * creator's share or a node of the XRCD's table cannot be allocated), and
  * the driver then refuses to destroy it. The core must not free the QP the
  * driver still reports events on: it keeps it, no user of its XRCD,
  * without a warning (a driver may refuse), and asks the driver again when
@@ -219,7 +219,7 @@ TEST_F(Core, RefusedDestroyOfAnUnpublishedQpKeepsIt)
 		EXPECT_EQ(counts().qp, 0u);
 	}
 	EXPECT_LT(n, 64) << "the create never succeeded";
-	/* the creator's handle, the table's node */
+	/* the creator's share, the table's node */
 	EXPECT_GE(refused, 2) << "too few failures came after the driver's create";
 
 	/*

@@ -74,7 +74,7 @@ TEST_F(Core, OpenQpTypeOutsideTheEnumIsInvalid)
 		store_raw(&oa.qp_type, type);
 		EXPECT_EQ(xqp_ptr_err(xqp_open_qp(x, &oa)), -XQP_EINVAL) << type;
 	}
-	EXPECT_EQ(xqp_qp_handle_count(h), 1u);
+	EXPECT_EQ(xqp_qp_share_count(h), 1u);
 	xqp_qp_open_attr oa = {};
 	oa.qp_num = xqp_qp_num(h);
 	store_raw(&oa.qp_type, XQP_QPT_XRC_TGT);
@@ -317,8 +317,8 @@ TEST_F(Core, QuerySqSigTypeOfTheRealQp)
 		EXPECT_EQ(xqp_destroy_qp(qp), 0);
 	}
 
-	/* A shared QP: every handle answers with the real QP's, the opener's
-	 * own handle too (Linux asks the driver about qp->real_qp). */
+	/* A shared QP: every share answers with the real QP's, the opener's
+	 * own share too (Linux asks the driver about qp->real_qp). */
 	xqp_qp_init_attr init = {};
 	init.qp_type = XQP_QPT_XRC_TGT;
 	init.xrcd = x;

@@ -4,7 +4,7 @@
  * core and against the model of the spec in model.h (the host libFuzzer
  * target tests/fuzz/host/fuzz_core.cpp runs the same model on its bytes).
  * Every return code is predicted by the model and the observable state
- * (usecnt, handle counts, driver objects, event deliveries, QP state)
+ * (usecnt, share counts, driver objects, event deliveries, QP state)
  * compared after each step. `make check` uses a fixed seed; XQP_MODEL_SEED /
  * XQP_MODEL_STEPS / XQP_MODEL_RUNS run longer on demand.
  */

@@ -21,7 +21,7 @@ struct Seen {
 	xqp_res_type type;
 	u32 id;
 	u32 qp_num;
-	u32 handle_count;
+	u32 share_count;
 	std::vector<void *> contexts;
 	void *owner;
 	u32 usecnt;
@@ -43,10 +43,10 @@ struct Collector {
 		Seen s = {e->type, e->id, 0, 0, {}, e->owner, e->usecnt, 0, 0};
 		if (e->type == XQP_RES_QP) {
 			s.qp_num = e->qp.qp_num;
-			s.handle_count = e->qp.handle_count;
+			s.share_count = e->qp.share_count;
 			s.xrcd = e->qp.xrcd;
-			for (u32 i = 0; i < e->qp.nhandles; i++)
-				s.contexts.push_back(e->qp.handles[i].context);
+			for (u32 i = 0; i < e->qp.nshares; i++)
+				s.contexts.push_back(e->qp.shares[i].context);
 		}
 		if (e->type == XQP_RES_XRCD)
 			s.inode = e->xrcd.inode;
@@ -131,7 +131,7 @@ TEST_F(Res, FullEntryComesFirstNextTime)
 		EXPECT_EQ(xqp_dealloc_pd(p), 0);
 }
 
-TEST_F(Res, SharedQpWithEveryHandle)
+TEST_F(Res, SharedQpWithEveryShare)
 {
 	xqp_xrcd *x = xrcd();
 	int ctx[3];
@@ -147,10 +147,10 @@ TEST_F(Res, SharedQpWithEveryHandle)
 	ASSERT_EQ(c.seen.size(), 1u);
 	EXPECT_EQ(c.seen[0].qp_num, qpn);
 	EXPECT_EQ(c.seen[0].id, 0u);
-	EXPECT_EQ(c.seen[0].handle_count, 3u);
+	EXPECT_EQ(c.seen[0].share_count, 3u);
 	EXPECT_EQ(c.seen[0].xrcd, xqp_xrcd_res_id(x));
 	ASSERT_EQ(c.seen[0].contexts.size(), 3u);
-	/* The handle list is newest first. */
+	/* The share list is newest first. */
 	EXPECT_EQ(c.seen[0].contexts[0], &ctx[2]);
 	EXPECT_EQ(c.seen[0].contexts[1], &ctx[1]);
 	EXPECT_EQ(c.seen[0].contexts[2], &ctx[0]);
@@ -159,7 +159,7 @@ TEST_F(Res, SharedQpWithEveryHandle)
 	c.seen.clear();
 	walk_all(XQP_RES_QP, c, 5);
 	ASSERT_EQ(c.seen.size(), 1u);
-	EXPECT_EQ(c.seen[0].handle_count, 2u);
+	EXPECT_EQ(c.seen[0].share_count, 2u);
 
 	EXPECT_EQ(xqp_destroy_qp(h2), 0);
 	EXPECT_EQ(xqp_destroy_qp(creator), 0);
@@ -169,18 +169,18 @@ TEST_F(Res, SharedQpWithEveryHandle)
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
-TEST_F(Res, HandlesListedUpToTheMaxAllCounted)
+TEST_F(Res, SharesListedUpToTheMaxAllCounted)
 {
 	xqp_xrcd *x = xrcd();
 	xqp_qp *creator = create_tgt(x);
 	std::vector<xqp_qp *> opened;
-	for (int i = 0; i < XQP_RES_HANDLES_MAX + 8; i++)
+	for (int i = 0; i < XQP_RES_SHARES_MAX + 8; i++)
 		opened.push_back(open(x, xqp_qp_num(creator)));
 	Collector c;
 	walk_all(XQP_RES_QP, c, 10);
 	ASSERT_EQ(c.seen.size(), 1u);
-	EXPECT_EQ(c.seen[0].handle_count, XQP_RES_HANDLES_MAX + 9u);
-	EXPECT_EQ(c.seen[0].contexts.size(), (size_t)XQP_RES_HANDLES_MAX);
+	EXPECT_EQ(c.seen[0].share_count, XQP_RES_SHARES_MAX + 9u);
+	EXPECT_EQ(c.seen[0].contexts.size(), (size_t)XQP_RES_SHARES_MAX);
 	for (auto *h : opened)
 		EXPECT_EQ(xqp_close_qp(h), 0);
 	EXPECT_EQ(xqp_destroy_qp(creator), 0);
@@ -268,7 +268,7 @@ TEST_F(Res, XrcdOwnerInodeAndUsecnt)
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
-/* Walks while another thread opens and closes handles and makes QPs. */
+/* Walks while another thread opens and closes shares and makes QPs. */
 TEST_F(Res, WalkDuringOpenCloseCreate)
 {
 	xqp_xrcd *x = xrcd();
@@ -291,9 +291,9 @@ TEST_F(Res, WalkDuringOpenCloseCreate)
 			if (s.qp_num != qpn)
 				continue;
 			shared++;
-			EXPECT_GE(s.handle_count, 1u);
-			EXPECT_LE(s.handle_count, 2u);
-			EXPECT_EQ(s.contexts.size(), s.handle_count);
+			EXPECT_GE(s.share_count, 1u);
+			EXPECT_LE(s.share_count, 2u);
+			EXPECT_EQ(s.contexts.size(), s.share_count);
 		}
 		EXPECT_EQ(shared, 1);
 	}

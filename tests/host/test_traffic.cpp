@@ -751,7 +751,7 @@ TEST_F(Traffic, FailedModifySrqChangesNothing)
 	EXPECT_EQ(sa.srq_limit, size + 1);
 }
 
-TEST_F(Traffic, XrcDeliversIntoTheNamedSrqThroughAnyHandle)
+TEST_F(Traffic, XrcDeliversIntoTheNamedSrqThroughAnyShare)
 {
 	xqp_xrcd *x = xqp_alloc_xrcd(b.dev), *other = xqp_alloc_xrcd(b.dev);
 	ASSERT_FALSE(xqp_is_err(x));
@@ -796,7 +796,7 @@ TEST_F(Traffic, XrcDeliversIntoTheNamedSrqThroughAnyHandle)
 	EXPECT_EQ(r[0].src_qp, xqp_qp_num(ini));
 	EXPECT_EQ(std::memcmp(b.buf.data(), a.buf.data(), 500), 0);
 
-	/* The creator's handle goes; traffic goes on through the opened one. */
+	/* The creator's share goes; traffic goes on through the opened one. */
 	ASSERT_EQ(xqp_destroy_qp(tgt), 0);
 	ASSERT_EQ(post_send(ini, w), 0);
 	r = poll_n(b.rcq, 1);
@@ -810,7 +810,7 @@ TEST_F(Traffic, XrcDeliversIntoTheNamedSrqThroughAnyHandle)
 	ASSERT_EQ(c.size(), 3u);
 	EXPECT_EQ(c[2].status, XQP_WC_REM_INV_REQ_ERR);
 
-	/* The last handle destroys the QP: nothing reaches it any more. */
+	/* The last share destroys the QP: nothing reaches it any more. */
 	u32 tgt_num = xqp_qp_num(opened);
 	ASSERT_EQ(xqp_destroy_qp(opened), 0);
 	xqp_qp *ini2 = qp(a, XQP_QPT_XRC_INI);

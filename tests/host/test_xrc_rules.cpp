@@ -40,7 +40,7 @@ TEST_F(Core, InodeUsersCountInUsecnt)
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
-TEST_F(Core, CreateReturnsHandleAndGrantedCaps)
+TEST_F(Core, CreateReturnsShareAndGrantedCaps)
 {
 	xqp_xrcd *x = xrcd();
 	xqp_qp_init_attr init = {};
@@ -50,8 +50,8 @@ TEST_F(Core, CreateReturnsHandleAndGrantedCaps)
 	init.cap.max_send_wr = 3;
 	xqp_qp *h = xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "test");
 	ASSERT_FALSE(xqp_is_err(h));
-	EXPECT_TRUE(xqp_qp_is_handle(h));
-	EXPECT_FALSE(xqp_qp_is_handle(xqp_qp_real(h)));
+	EXPECT_TRUE(xqp_qp_is_share(h));
+	EXPECT_FALSE(xqp_qp_is_share(xqp_qp_real(h)));
 	EXPECT_EQ(xqp_qp_get_type(h), XQP_QPT_XRC_TGT);
 	EXPECT_EQ(xqp_qp_xrcd(h), x);
 	xqp_qp_attr attr = {};
@@ -101,7 +101,7 @@ TEST_F(Core, OpenRules)
 	xqp_qp *o = open(x1, xqp_qp_num(h));
 	ASSERT_FALSE(xqp_is_err(o));
 	EXPECT_EQ(xqp_qp_real(o), xqp_qp_real(h));
-	EXPECT_EQ(xqp_qp_handle_count(o), 2u);
+	EXPECT_EQ(xqp_qp_share_count(o), 2u);
 	EXPECT_EQ(xqp_xrcd_usecnt(x1), 1u);	/* opens do not count */
 	EXPECT_EQ(xqp_destroy_qp(h), 0);
 	EXPECT_EQ(xqp_destroy_qp(o), 0);
@@ -117,7 +117,7 @@ TEST_F(Core, CloseNeverDestroysAndOrphanStaysOpenable)
 	u32 qpn = xqp_qp_num(h);
 	EXPECT_EQ(xqp_close_qp(real), -XQP_EINVAL);
 	EXPECT_EQ(xqp_close_qp(h), 0);
-	EXPECT_EQ(xqp_qp_handle_count(real), 0u);
+	EXPECT_EQ(xqp_qp_share_count(real), 0u);
 	EXPECT_EQ(xqp_xrcd_usecnt(x), 1u);
 	EXPECT_EQ(counts().qp, 1u);
 	xqp_qp *o = open(x, qpn);
@@ -135,12 +135,12 @@ TEST_F(Core, DestroyingAnOrphanRealQp)
 	xqp_qp *real = xqp_qp_real(h);
 	EXPECT_EQ(xqp_destroy_qp(real), -XQP_EBUSY);
 	EXPECT_EQ(xqp_close_qp(h), 0);
-	EXPECT_EQ(xqp_destroy_qp(real), 0);	/* no handles left: it goes */
+	EXPECT_EQ(xqp_destroy_qp(real), 0);	/* no shares left: it goes */
 	EXPECT_EQ(xqp_xrcd_usecnt(x), 0u);
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
-TEST_F(Core, CreatorIsOneHandleAmongEquals)
+TEST_F(Core, CreatorIsOneShareAmongEquals)
 {
 	xqp_xrcd *x = xrcd();
 	xqp_qp *h = create_tgt(x);
@@ -151,14 +151,14 @@ TEST_F(Core, CreatorIsOneHandleAmongEquals)
 	EXPECT_EQ(xqp_qp_real(a), real);
 	EXPECT_EQ(xqp_destroy_qp(a), 0);
 	EXPECT_EQ(xqp_xrcd_usecnt(x), 1u);
-	EXPECT_EQ(xqp_qp_handle_count(b), 1u);
+	EXPECT_EQ(xqp_qp_share_count(b), 1u);
 	EXPECT_EQ(xqp_destroy_qp(b), 0);
 	EXPECT_EQ(xqp_xrcd_usecnt(x), 0u);
 	EXPECT_EQ(counts().qp, 0u);
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
-TEST_F(Core, ModifyAndQueryThroughAnyHandle)
+TEST_F(Core, ModifyAndQueryThroughAnyShare)
 {
 	xqp_xrcd *x = xrcd();
 	xqp_qp *h = create_tgt(x);
@@ -181,7 +181,7 @@ TEST_F(Core, ModifyAndQueryThroughAnyHandle)
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
 
-TEST_F(Core, EventsFanOutOncePerHandleAndStopAtClose)
+TEST_F(Core, EventsFanOutOncePerShareAndStopAtClose)
 {
 	xqp_xrcd *x = xrcd();
 	Events ec, ea, en;
@@ -213,7 +213,7 @@ TEST_F(Core, LastDestroyDriverFailureKeepsEverything)
 	xqp_soft_inject(soft_, XQP_SOFT_OP_DESTROY_QP, -XQP_EIO, 0);
 	EXPECT_EQ(xqp_destroy_qp(h), -XQP_EIO);
 	EXPECT_EQ(xqp_xrcd_usecnt(x), 1u);
-	EXPECT_EQ(xqp_qp_handle_count(h), 1u);
+	EXPECT_EQ(xqp_qp_share_count(h), 1u);
 	EXPECT_EQ(xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_QP_FATAL), 0);
 	EXPECT_EQ(e.calls, 1);
 	xqp_qp *o = open(x, qpn);
@@ -245,7 +245,7 @@ TEST_F(Core, OrdinaryQpsUsePdCqSrq)
 		init.cap.max_send_sge = 1;
 		xqp_qp *qp = xqp_create_qp_user(dev(), pd, &init, nullptr, nullptr, "t");
 		ASSERT_FALSE(xqp_is_err(qp)) << t << ": " << xqp_ptr_err(qp);
-		EXPECT_FALSE(xqp_qp_is_handle(qp));
+		EXPECT_FALSE(xqp_qp_is_share(qp));
 		EXPECT_EQ(xqp_close_qp(qp), -XQP_EINVAL);
 		EXPECT_EQ(xqp_dealloc_pd(pd), -XQP_EBUSY);
 		EXPECT_EQ(xqp_destroy_cq(cq), -XQP_EBUSY);
@@ -281,13 +281,13 @@ TEST_F(Core, XrcSrqCountsInXrcdUsecnt)
 	EXPECT_EQ(xqp_dealloc_pd(pd), 0);
 }
 
-TEST_F(Core, CompactHandles)
+TEST_F(Core, CompactShares)
 {
 	struct xqp_object_sizes s = {};
 	xqp_object_sizes(&s);
-	RecordProperty("handle_bytes", static_cast<int>(s.handle));
-	EXPECT_LT(s.handle, s.real_qp);
-	EXPECT_LE(s.handle, 160u);
+	RecordProperty("share_bytes", static_cast<int>(s.share));
+	EXPECT_LT(s.share, s.real_qp);
+	EXPECT_LE(s.share, 160u);
 }
 
 TEST_F(Core, UnregisterWithLiveObjectsDetachesThem)

@@ -4,8 +4,8 @@
  * where the kernel adds something: the real seam, lockdep on the locks
  * taken, kmemleak and KASAN on what is freed.
  *
- * Defect 2: a shared QP that still had handles when its device was
- * unregistered goes with its last handle, whether a kernel client closes
+ * Defect 2: a shared QP that still had shares when its device was
+ * unregistered goes with its last share, whether a kernel client closes
  * or destroys it (the close takes the XRCD's mutex then: lockdep checks
  * the order XRCD mutex -> QP lock, and that it may sleep there).
  */
@@ -14,7 +14,7 @@
 #include "suite.h"
 #include "xqp_test.h"
 
-static void detached_shared_qp_goes_with_last_handle(struct kunit *test)
+static void detached_shared_qp_goes_with_last_share(struct kunit *test)
 {
 	struct xqp_soft *soft = xqp_soft_create("xqp_kunit_gone", NULL);
 	struct xqp_xrcd *x1, *x2;
@@ -49,4 +49,4 @@ static void detached_shared_qp_goes_with_last_handle(struct kunit *test)
 }
 
 XQP_KUNIT_SUITE(xqp_detached_suite, "xqp_detached", XQP_NO_FIXTURE,
-		KUNIT_CASE(detached_shared_qp_goes_with_last_handle));
+		KUNIT_CASE(detached_shared_qp_goes_with_last_share));

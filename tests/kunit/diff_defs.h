@@ -22,7 +22,7 @@
 
 /* Slots per scenario. */
 #define DX_NX	3	/* XRCDs */
-#define DX_NQ	8	/* QPs and handles */
+#define DX_NQ	8	/* QPs and shares */
 #define DX_NP	2	/* PDs */
 #define DX_NC	2	/* CQs */
 #define DX_NS	2	/* SRQs */
@@ -74,7 +74,7 @@ enum dx_op {
 	DX_CREATE_SRQ,		/* s <- on p; x >= 0: XRC SRQ of x with c (< 0: none) */
 	DX_DESTROY_SRQ,		/* s */
 	DX_REAP_LEAKED,		/* q: finish a last destroy that failed (D1) */
-	DX_SIZES,		/* what an opened handle costs */
+	DX_SIZES,		/* what an opened share costs */
 	DX_QPN_CURSOR,		/* .cursor: where the driver's next QP number search starts */
 	/*
 	 * An event (.raise) on the CQ (SRQ) of slot c (s) as its driver raises
@@ -133,9 +133,9 @@ enum { DX_BOTH = 0, DX_XQ_ONLY, DX_LX_ONLY };
 enum {
 	DX_DIV_NONE = 0,
 	DX_DIV_LAST_DESTROY_FAILS,	/* D1 */
-	DX_DIV_DESTROY_HANDLELESS,	/* D2 */
+	DX_DIV_DESTROY_SHARELESS,	/* D2 */
 	DX_DIV_DEALLOC_PD_IN_USE,	/* D3 */
-	DX_DIV_COMPACT_HANDLES,		/* D4 */
+	DX_DIV_COMPACT_SHARES,		/* D4 */
 	DX_DIV_MODIFY_BAD_PORT,		/* D5 */
 	/* D6 (AV port unchecked) was a parity gap, fixed: both sides agree now */
 	DX_DIV_UNKNOWN_QP_TYPE,		/* D7 */
@@ -147,7 +147,7 @@ enum {
 #define DX_D_RC		0x01	/* the step's return code */
 #define DX_D_OUT	0x02	/* what the op reported (caps, attributes...) */
 #define DX_D_XRCD	0x04	/* XRCDs alive and their usecnt */
-#define DX_D_QP		0x08	/* QP slots alive, handle counts, queried states */
+#define DX_D_QP		0x08	/* QP slots alive, share counts, queried states */
 #define DX_D_OPEN	0x10	/* which recorded qpns are openable in which XRCD */
 #define DX_D_EV		0x20	/* events delivered during the step */
 #define DX_D_OBJ	0x40	/* PD, CQ, SRQ slots alive */
@@ -215,7 +215,7 @@ struct dx_obs {
 	u32 usecnt[DX_NX];
 	u8 pd_live, cq_live, srq_live;
 	u16 qp_live;
-	u32 handles[DX_NQ];
+	u32 shares[DX_NQ];
 	int state[DX_NQ];	/* queried qp_state, or the query's -errno */
 	u32 open_bits;		/* bit q * DX_NX + x: qpn of q openable in x */
 	struct dx_ev ev[DX_NQ];
@@ -263,7 +263,7 @@ struct dx_slots {
 	void *pd[DX_NP];
 	void *cq[DX_NC];
 	void *srq[DX_NS];
-	void *qp[DX_NQ];		/* what the user holds: handle or QP */
+	void *qp[DX_NQ];		/* what the user holds: share or QP */
 	void *real[DX_NQ];		/* the real QP behind it, while it lives */
 	u32 qpn[DX_NQ];
 	u32 qpn_valid;			/* bit per slot: qpn[] recorded */
@@ -475,17 +475,17 @@ extern const char *const dx_op_names[DX_OPS];	/* diff_engine.c */
 
 /*
  * What a create reports: whether the number is a valid 24-bit one, whether
- * another slot holds it, type, handle or not, (DX_F_QPN) the number, then
+ * another slot holds it, type, share or not, (DX_F_QPN) the number, then
  * the granted capabilities of @cap (struct ib_qp_cap or xqp_qp_cap).
  */
-#define dx_out_create(o, sl, s, qpn, type, is_handle, cap)			\
+#define dx_out_create(o, sl, s, qpn, type, is_share, cap)			\
 	do {									\
 		int __n = 0;							\
 										\
 		(o)->out[__n++] = (qpn) >= 2 && (qpn) <= 0xffffff;		\
 		(o)->out[__n++] = dx_slots_qpn_reused((sl), (s)->q, (qpn));	\
 		(o)->out[__n++] = (type);					\
-		(o)->out[__n++] = (is_handle);					\
+		(o)->out[__n++] = (is_share);					\
 		if ((s)->flags & DX_F_QPN)					\
 			(o)->out[__n++] = (qpn);				\
 		(o)->out[__n++] = (cap)->max_send_wr;				\

@@ -83,7 +83,7 @@ static u8 dx_compare(const struct dx_obs *a, const struct dx_obs *b)
 		d |= DX_D_QP;
 	for (i = 0; i < DX_NQ; i++)
 		if ((a->qp_live & b->qp_live & BIT(i)) &&
-		    (a->handles[i] != b->handles[i] || a->state[i] != b->state[i]))
+		    (a->shares[i] != b->shares[i] || a->state[i] != b->state[i]))
 			d |= DX_D_QP;
 	if (a->open_bits != b->open_bits)
 		d |= DX_D_OPEN;
@@ -155,10 +155,10 @@ static void dx_explain(struct kunit *test, const struct dx_obs *l, const struct 
 		for (i = 0; i < DX_NQ; i++)
 			if ((l->qp_live | x->qp_live) & BIT(i))
 				kunit_info(test,
-					   "    qp[%d]: linux %s handles %u state %d, xqp %s handles %u state %d\n",
-					   i, l->qp_live & BIT(i) ? "live" : "-", l->handles[i],
+					   "    qp[%d]: linux %s shares %u state %d, xqp %s shares %u state %d\n",
+					   i, l->qp_live & BIT(i) ? "live" : "-", l->shares[i],
 					   l->state[i], x->qp_live & BIT(i) ? "live" : "-",
-					   x->handles[i], x->state[i]);
+					   x->shares[i], x->state[i]);
 	if (diff & DX_D_OPEN)
 		kunit_info(test, "    openable (bit q*%d+x): linux %#x, xqp %#x\n", DX_NX,
 			   l->open_bits, x->open_bits);
@@ -278,10 +278,10 @@ static void dx_run_scenario(struct kunit *test)
 				dx_total.lx_only++;
 		}
 		if (s->op == DX_SIZES && lo->nout && xo->nout)
-			kunit_info(test, "xqp_diff: one opened handle: Linux %ld bytes (struct ib_qp), xqp %ld bytes\n",
+			kunit_info(test, "xqp_diff: one opened share: Linux %ld bytes (struct ib_qp), xqp %ld bytes\n",
 				   lo->out[0], xo->out[0]);
 		if (s->op == DX_SIZES && lo->nout && xo->nout && xo->out[0] >= lo->out[0]) {
-			KUNIT_FAIL(test, "%s step %d: an xqp handle (%ld bytes) is not smaller than Linux's (%ld)",
+			KUNIT_FAIL(test, "%s step %d: an xqp share (%ld bytes) is not smaller than Linux's (%ld)",
 				   sc->name, i, xo->out[0], lo->out[0]);
 			bad++;
 		}

@@ -9,7 +9,7 @@
  * the differential suite then skips.
  *
  * Linux trusts kernel callers: some calls crash or corrupt when misused
- * (destroying a handle-less XRC_TGT real QP leaves a dangling table entry;
+ * (destroying a share-less XRC_TGT real QP leaves a dangling table entry;
  * an out-of-range port in modify is read out of bounds). The scenarios mark
  * such steps "xqp only"; this executor also refuses them itself
  * (DX_RC_NOT_RUN), so that a wrong table cannot hurt the test kernel.
@@ -215,15 +215,15 @@ static int lx_create(struct lx_ctx *lx, const struct dx_step *s, struct dx_obs *
 static int lx_destroy(struct lx_ctx *lx, struct ib_qp *qp, int q)
 {
 	struct ib_qp *real = qp->real_qp;
-	bool handle = real != qp;
-	bool last = handle && atomic_read(&real->usecnt) == 1;
+	bool share = real != qp;
+	bool last = share && atomic_read(&real->usecnt) == 1;
 	int rc;
 
-	if (!handle && qp->qp_type == IB_QPT_XRC_TGT && !atomic_read(&qp->usecnt))
+	if (!share && qp->qp_type == IB_QPT_XRC_TGT && !atomic_read(&qp->usecnt))
 		return DX_RC_NOT_RUN;	/* D2: would leave a dangling table entry */
 	rc = ib_destroy_qp_user(qp, NULL);
-	if (handle) {
-		/* ib_core frees the handle whatever happens to the real QP */
+	if (share) {
+		/* ib_core frees the share whatever happens to the real QP */
 		if (q >= 0)
 			lx->sl.qp[q] = NULL;
 		if (last)
@@ -399,7 +399,7 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		ref_api.set_cursor(lx->ref, s->cursor.next);
 		return 0;
 	case DX_SIZES:
-		/* __ib_open_qp() allocates a whole struct ib_qp per handle */
+		/* __ib_open_qp() allocates a whole struct ib_qp per share */
 		o->out[n++] = sizeof(struct ib_qp);
 		o->nout = n;
 		return 0;
@@ -407,7 +407,7 @@ static int lx_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 	return -EOPNOTSUPP;
 }
 
-/* A handle on the QP numbered @qpn in XRCD slot @x, or an error pointer. */
+/* A share of the QP numbered @qpn in XRCD slot @x, or an error pointer. */
 static struct ib_qp *lx_open_tgt(struct lx_ctx *lx, int x, u32 qpn)
 {
 	struct ib_qp_open_attr oa = { .qp_num = qpn, .qp_type = IB_QPT_XRC_TGT };
@@ -433,7 +433,7 @@ static void lx_observe(void *ctx, struct dx_obs *o)
 
 		if (!qp)
 			continue;
-		o->handles[i] = atomic_read(&qp->real_qp->usecnt);
+		o->shares[i] = atomic_read(&qp->real_qp->usecnt);
 		rc = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
 		o->state[i] = rc ? rc : attr.qp_state;
 	}
@@ -471,14 +471,14 @@ static unsigned int lx_teardown(void *ctx, struct kunit *test)
 	ref_api.inject(lx->ref, XQP_REFDEV_OP_CREATE_QP, 0, 0);
 	ref_api.inject(lx->ref, XQP_REFDEV_OP_DESTROY_QP, 0, 0);
 
-	/* Handles first: the last one of a QP destroys it. */
+	/* Shares first: the last one of a QP destroys it. */
 	for (i = 0; i < DX_NQ; i++) {
 		struct ib_qp *qp = sl->qp[i];
 
 		if (qp && qp->real_qp != qp)
 			lx_destroy(lx, qp, i);
 	}
-	/* Handle-less XRC_TGT QPs still published: open one, destroy it. */
+	/* Share-less XRC_TGT QPs still published: open one, destroy it. */
 	for (i = 0; i < DX_NQ; i++) {
 		if (!(sl->qpn_valid & BIT(i)))
 			continue;

@@ -3,7 +3,7 @@
  * xqp_diff, the scenario table: the rules of the shared-QP contract
  * (../shared/spec/shared-qp.md), each as data run against Linux and xqp.
  *
- * A step names slots: q (QPs/handles), x (XRCDs), p (PDs), c (CQs), s (SRQs);
+ * A step names slots: q (QPs/shares), x (XRCDs), p (PDs), c (CQs), s (SRQs);
  * a qpn comes from a slot ("the number of q0") or is a literal (DX_QPN_*).
  * .rc is what Linux returns (and xqp too, unless the step is annotated).
  * Annotations, for the documented divergences of docs/divergences.md:
@@ -18,18 +18,18 @@
 const char *const dx_div_names[DX_DIVS] = {
 	[DX_DIV_NONE] = "none",
 	[DX_DIV_LAST_DESTROY_FAILS] = "D1 last-destroy-driver-failure",
-	[DX_DIV_DESTROY_HANDLELESS] = "D2 destroy-handleless-real-qp",
+	[DX_DIV_DESTROY_SHARELESS] = "D2 destroy-shareless-real-qp",
 	[DX_DIV_DEALLOC_PD_IN_USE] = "D3 dealloc-pd-in-use",
-	[DX_DIV_COMPACT_HANDLES] = "D4 compact-handles",
+	[DX_DIV_COMPACT_SHARES] = "D4 compact-shares",
 	[DX_DIV_MODIFY_BAD_PORT] = "D5 modify-port-out-of-range",
 	[DX_DIV_UNKNOWN_QP_TYPE] = "D7 unknown-qp-type-errno",
 	[DX_DIV_XRC_SRQ_WITHOUT_CQ] = "D8 xrc-srq-without-cq",
 };
 
 #define D1 DX_DIV_LAST_DESTROY_FAILS
-#define D2 DX_DIV_DESTROY_HANDLELESS
+#define D2 DX_DIV_DESTROY_SHARELESS
 #define D3 DX_DIV_DEALLOC_PD_IN_USE
-#define D4 DX_DIV_COMPACT_HANDLES
+#define D4 DX_DIV_COMPACT_SHARES
 #define D5 DX_DIV_MODIFY_BAD_PORT
 #define D7 DX_DIV_UNKNOWN_QP_TYPE
 #define D8 DX_DIV_XRC_SRQ_WITHOUT_CQ
@@ -53,7 +53,7 @@ const char *const dx_div_names[DX_DIVS] = {
 #define FREE_PD(p_, ...)	{ .op = DX_DEALLOC_PD, .p = (p_), __VA_ARGS__ }
 #define MAKE_CQ(c_, ...)	{ .op = DX_CREATE_CQ, .c = (c_), __VA_ARGS__ }
 #define FREE_CQ(c_, ...)	{ .op = DX_DESTROY_CQ, .c = (c_), __VA_ARGS__ }
-/* An XRC_TGT QP in x (-1: none): q gets the creator's handle. */
+/* An XRC_TGT QP in x (-1: none): q gets the creator's share. */
 #define TGT(q_, x_, ...)	{ .op = DX_CREATE_TGT, .q = (q_), .x = (x_), \
 				  .create.qp_type = DX_QPT_XRC_TGT, __VA_ARGS__ }
 /* An ordinary QP of type t on PD p, CQ c (send and receive). */
@@ -110,9 +110,9 @@ const char *const dx_div_names[DX_DIVS] = {
 
 /* ---- creation ----------------------------------------------------------- */
 
-static const struct dx_step sc_create_tgt_returns_handle[] = {
+static const struct dx_step sc_create_tgt_returns_share[] = {
 	ALLOC_XRCD(0),
-	TGT(0, 0),			/* a handle, usecnt 1, one handle, RESET */
+	TGT(0, 0),			/* a share, usecnt 1, one share, RESET */
 	QUERY(0),
 	FREE_XRCD(0, .rc = -EBUSY),
 	DESTROY(0),
@@ -132,13 +132,13 @@ static const struct dx_step sc_create_tgt_grants_caps[] = {
 	END
 };
 
-/* The signalling type is the real QP's: every handle reports it. */
+/* The signalling type is the real QP's: every share reports it. */
 static const struct dx_step sc_query_sq_sig_type[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0, .flags = DX_F_SIG_ALL),
 	OPEN(1, 0, 0),
 	QUERY(0),
-	QUERY(1),			/* the opener's handle: the real QP's */
+	QUERY(1),			/* the opener's share: the real QP's */
 	TGT(2, 0),			/* REQ_WR */
 	QUERY(2),
 	ALLOC_PD(0),
@@ -184,7 +184,7 @@ static const struct dx_step sc_create_tgt_needs_xrcd[] = {
 static const struct dx_step sc_create_rc_returns_real_qp[] = {
 	ALLOC_PD(0),
 	MAKE_CQ(0),
-	QP(0, DX_QPT_RC, 0, 0),		/* the real QP, no handles */
+	QP(0, DX_QPT_RC, 0, 0),		/* the real QP, no shares */
 	QUERY(0),
 	CLOSE(0, .rc = -EINVAL),	/* ib_close_qp on a real QP */
 	DESTROY_REAL(0),		/* its real QP is itself */
@@ -309,18 +309,18 @@ static const struct dx_step sc_open_after_destroy[] = {
 	TGT(0, 0),
 	OPEN(1, 0, 0),
 	DESTROY(0),
-	DESTROY(1),			/* the last handle: the QP goes */
+	DESTROY(1),			/* the last share: the QP goes */
 	OPEN(2, 0, 0, .rc = -EINVAL),
 	FREE_XRCD(0),
 	END
 };
 
-static const struct dx_step sc_opened_handles_take_no_usecnt[] = {
+static const struct dx_step sc_opened_shares_take_no_usecnt[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	OPEN(1, 0, 0),
 	OPEN(2, 0, 0),
-	OPEN(3, 0, 0, NOH),		/* usecnt stays 1, four handles */
+	OPEN(3, 0, 0, NOH),		/* usecnt stays 1, four shares */
 	FREE_XRCD(0, .rc = -EBUSY),
 	DESTROY(2), DESTROY(0), DESTROY(3),
 	FREE_XRCD(0, .rc = -EBUSY),
@@ -377,7 +377,7 @@ static const struct dx_step sc_close_one_of_many[] = {
 	OPEN(2, 0, 0),
 	CLOSE(1),
 	CLOSE(0),
-	DESTROY(2),			/* the last handle */
+	DESTROY(2),			/* the last share */
 	OPEN(3, 0, 0, .rc = -EINVAL),
 	FREE_XRCD(0),
 	END
@@ -411,7 +411,7 @@ static const struct dx_step sc_creator_not_special[] = {
 	END
 };
 
-static const struct dx_step sc_last_handle_destroys[] = {
+static const struct dx_step sc_last_share_destroys[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	OPEN(1, 0, 0),
@@ -423,7 +423,7 @@ static const struct dx_step sc_last_handle_destroys[] = {
 	END
 };
 
-static const struct dx_step sc_destroy_real_busy_with_handles[] = {
+static const struct dx_step sc_destroy_real_busy_with_shares[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	DESTROY_REAL(0, .rc = -EBUSY),
@@ -448,7 +448,7 @@ static const struct dx_step sc_xrcd_busy_until_all_gone[] = {
 	END
 };
 
-static const struct dx_step sc_many_handles_mixed_order[] = {
+static const struct dx_step sc_many_shares_mixed_order[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	OPEN(1, 0, 0), OPEN(2, 0, 0), OPEN(3, 0, 0), OPEN(4, 0, 0), OPEN(5, 0, 0),
@@ -482,7 +482,7 @@ static const struct dx_step sc_two_xrcds_two_qps[] = {
 
 /* ---- modify and query --------------------------------------------------- */
 
-static const struct dx_step sc_tgt_walk_through_handles[] = {
+static const struct dx_step sc_tgt_walk_through_shares[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	OPEN(1, 0, 0),
@@ -725,7 +725,7 @@ static const struct dx_step sc_psn_masked_to_24_bits[] = {
 	END
 };
 
-static const struct dx_step sc_any_handle_one_state[] = {
+static const struct dx_step sc_any_share_one_state[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	OPEN(1, 0, 0),
@@ -1023,9 +1023,9 @@ static const struct dx_step sc_last_destroy_fails[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	INJECT(DX_INJ_DESTROY_QP, -EIO),
-	/* Linux: 0, handle freed, QP erased from the XRCD, left in the driver */
+	/* Linux: 0, share freed, QP erased from the XRCD, left in the driver */
 	DESTROY(0, DIV(D1, RC | QPS | OPENS, -EIO)),
-	/* xqp's handle still hears the QP; Linux's real QP has no one */
+	/* xqp's share still hears the QP; Linux's real QP has no one */
 	RAISE(0, DX_EV_QP_FATAL, DIV(D1, QPS | OPENS | EVS, 0)),
 	OPEN(1, 0, 0, .rc = -EINVAL, DIV(D1, RC | OUT | QPS | OPENS, 0)),
 	DESTROY(1, XQ(D1, RC | QPS | OPENS, 0)),
@@ -1037,7 +1037,7 @@ static const struct dx_step sc_last_destroy_fails[] = {
 	END
 };
 
-/* D1 again: handles destroyed before do not reach the driver. */
+/* D1 again: shares destroyed before do not reach the driver. */
 static const struct dx_step sc_last_destroy_fails_after_others[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
@@ -1052,14 +1052,14 @@ static const struct dx_step sc_last_destroy_fails_after_others[] = {
 	END
 };
 
-/* D2: destroying a real XRC_TGT QP that has no handle left. */
-static const struct dx_step sc_destroy_handleless_real_qp[] = {
+/* D2: destroying a real XRC_TGT QP that has no share left. */
+static const struct dx_step sc_destroy_shareless_real_qp[] = {
 	ALLOC_XRCD(0),
 	TGT(0, 0),
 	CLOSE(0),
 	/* Linux would free it and leave it in the XRCD table: xqp only */
 	DESTROY_REAL(0, XQ(D2, RC | XRCD | OPENS | DRV, 0)),
-	/* Linux's legitimate way out: open a handle, destroy it */
+	/* Linux's legitimate way out: open a share, destroy it */
 	OPEN(1, 0, 0, LX(D2, RC | OUT | XRCD | QPS | OPENS | DRV)),
 	DESTROY(1, LX(D2, RC)),
 	OPEN(2, 0, 0, .rc = -EINVAL),
@@ -1079,8 +1079,8 @@ static const struct dx_step sc_dealloc_pd_in_use[] = {
 	END
 };
 
-/* D4: what one opened handle costs. */
-static const struct dx_step sc_compact_handles[] = {
+/* D4: what one opened share costs. */
+static const struct dx_step sc_compact_shares[] = {
 	SIZES(DIV(D4, OUT, 0)),
 	END
 };
@@ -1131,7 +1131,7 @@ static const struct dx_step sc_xrc_srq_without_cq[] = {
 #define SC(n, r) { #n, r, sc_##n }
 
 const struct dx_scenario dx_scenarios[] = {
-	SC(create_tgt_returns_handle, "create returns the handle"),
+	SC(create_tgt_returns_share, "create returns the share"),
 	SC(create_tgt_grants_caps, "create rewrites caps"),
 	SC(query_sq_sig_type, "query reports the real QP's signalling type"),
 	SC(create_tgt_rejects_caps, "create errors leave nothing"),
@@ -1146,20 +1146,20 @@ const struct dx_scenario dx_scenarios[] = {
 	SC(open_unknown_number, "open: EINVAL for an unknown number"),
 	SC(open_other_xrcd_invisible, "open: another XRCD's QP is invisible"),
 	SC(open_rc_number, "open: EINVAL for an unknown number"),
-	SC(open_after_destroy, "open: EINVAL after the last handle"),
-	SC(opened_handles_take_no_usecnt, "opened handles take no usecnt"),
+	SC(open_after_destroy, "open: EINVAL after the last share"),
+	SC(opened_shares_take_no_usecnt, "opened shares take no usecnt"),
 	SC(close_real_einval, "close: EINVAL on a real QP"),
 	SC(close_last_keeps_qp_openable, "close never destroys"),
 	SC(close_keeps_state, "close never destroys"),
 	SC(close_one_of_many, "close never destroys"),
-	SC(close_then_destroy_real_busy, "destroy: EBUSY on a real QP with handles"),
-	SC(creator_not_special, "destroy: the creator is one handle among equals"),
-	SC(last_handle_destroys, "destroy: the last handle destroys"),
-	SC(destroy_real_busy_with_handles, "destroy: EBUSY on a real QP with handles"),
+	SC(close_then_destroy_real_busy, "destroy: EBUSY on a real QP with shares"),
+	SC(creator_not_special, "destroy: the creator is one share among equals"),
+	SC(last_share_destroys, "destroy: the last share destroys"),
+	SC(destroy_real_busy_with_shares, "destroy: EBUSY on a real QP with shares"),
 	SC(xrcd_busy_until_all_gone, "dealloc_xrcd: EBUSY while in use"),
-	SC(many_handles_mixed_order, "destroy: the last handle destroys"),
+	SC(many_shares_mixed_order, "destroy: the last share destroys"),
 	SC(two_xrcds_two_qps, "dealloc_xrcd: EBUSY while in use"),
-	SC(tgt_walk_through_handles, "modify/query through any handle"),
+	SC(tgt_walk_through_shares, "modify/query through any share"),
 	SC(tgt_missing_required, "transition table: XRC_TGT"),
 	SC(tgt_invalid_transitions, "transition table: XRC_TGT"),
 	SC(rc_walk, "transition table: RC"),
@@ -1171,12 +1171,12 @@ const struct dx_scenario dx_scenarios[] = {
 	SC(err_and_reset_from_everywhere, "transition table: ERR and RESET"),
 	SC(modify_checks_attributes, "modify: attribute checks"),
 	SC(psn_masked_to_24_bits, "modify: PSNs are 24 bits"),
-	SC(any_handle_one_state, "modify/query through any handle"),
-	SC(event_fanout_each_once, "events: each handle once, element = handle"),
+	SC(any_share_one_state, "modify/query through any share"),
+	SC(event_fanout_each_once, "events: each share once, element = share"),
 	SC(event_null_handler_skipped, "events: NULL handler skipped"),
 	SC(event_none_after_close, "events: none after close"),
 	SC(event_after_creator_gone, "events: the creator is not special"),
-	SC(event_orphan_then_reopen, "events: a handle-less QP"),
+	SC(event_orphan_then_reopen, "events: a share-less QP"),
 	SC(event_types_pass_through, "events: the type is passed"),
 	SC(event_ordinary_qps, "events: ordinary QPs"),
 	SC(event_qps_isolated, "events: per real QP"),
@@ -1193,9 +1193,9 @@ const struct dx_scenario dx_scenarios[] = {
 	SC(cq_srq_event_none_after_destroy, "events: none after destroy"),
 	SC(last_destroy_fails, "D1"),
 	SC(last_destroy_fails_after_others, "D1"),
-	SC(destroy_handleless_real_qp, "D2"),
+	SC(destroy_shareless_real_qp, "D2"),
 	SC(dealloc_pd_in_use, "D3"),
-	SC(compact_handles, "D4"),
+	SC(compact_shares, "D4"),
 	SC(modify_port_out_of_range, "D5"),
 	SC(av_port_checked, "ah ports"),
 	SC(xrc_srq_without_cq, "D8"),

@@ -175,7 +175,7 @@ void *dx_slots_evctx(struct dx_slots *sl, enum dx_kind kind, int slot)
 
 /*
  * One more call, its type, and which slot of its kind @element is (-2 when
- * none is): for an XRC_TGT QP's handles, which handle Linux and xqp say the
+ * none is): for an XRC_TGT QP's shares, which share Linux and xqp say the
  * event is about.
  */
 void dx_slots_event(void *context, const void *element, unsigned int type)

@@ -103,7 +103,7 @@ static int xq_create(struct xq_ctx *xq, const struct dx_step *s, struct dx_obs *
 	qp = xqp_create_qp_user(xq->dev, pd, &init, NULL, NULL, "xqp_diff");
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
-	dx_out_create(o, sl, s, xqp_qp_num(qp), xqp_qp_get_type(qp), xqp_qp_is_handle(qp),
+	dx_out_create(o, sl, s, xqp_qp_num(qp), xqp_qp_get_type(qp), xqp_qp_is_share(qp),
 		      &init.cap);
 	dx_slots_put_qp(sl, s->q, qp, xqp_qp_real(qp), xqp_qp_num(qp));
 	return 0;
@@ -112,14 +112,14 @@ static int xq_create(struct xq_ctx *xq, const struct dx_step *s, struct dx_obs *
 static int xq_destroy(struct xq_ctx *xq, struct xqp_qp *qp, int q)
 {
 	struct xqp_qp *real = xqp_qp_real(qp);
-	bool handle = xqp_qp_is_handle(qp);
-	bool last = handle && xqp_qp_handle_count(qp) == 1;
+	bool share = xqp_qp_is_share(qp);
+	bool last = share && xqp_qp_share_count(qp) == 1;
 	int rc;
 
 	rc = xqp_destroy_qp(qp);
 	if (rc)
 		return rc;	/* all intact */
-	if (handle) {
+	if (share) {
 		if (q >= 0)
 			xq->sl.qp[q] = NULL;
 		if (last)
@@ -201,7 +201,7 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 			return PTR_ERR(qp);
 		o->out[n++] = xqp_qp_num(qp) == oa.qp_num;
 		o->out[n++] = xqp_qp_get_type(qp);
-		o->out[n++] = xqp_qp_is_handle(qp);
+		o->out[n++] = xqp_qp_is_share(qp);
 		o->nout = n;
 		dx_slots_put_qp(sl, s->q, qp, xqp_qp_real(qp), xqp_qp_num(qp));
 		return 0;
@@ -210,7 +210,7 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		return dx_free(sl->qp[s->q], xqp_close_qp(sl->qp[s->q]));
 	case DX_CLOSE_REAL:
 		return xqp_close_qp(sl->real[s->q]);
-	case DX_REAP_LEAKED:	/* xqp kept the handle: retrying finishes it */
+	case DX_REAP_LEAKED:	/* xqp kept the share: retrying finishes it */
 		if (!sl->qp[s->q])
 			return DX_RC_DEAD_SLOT;
 		fallthrough;
@@ -253,7 +253,7 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 		struct xqp_object_sizes sz;
 
 		xqp_object_sizes(&sz);
-		o->out[n++] = sz.handle;
+		o->out[n++] = sz.share;
 		o->nout = n;
 		return 0;
 	}
@@ -261,7 +261,7 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 	return -EOPNOTSUPP;
 }
 
-/* A handle on the QP numbered @qpn in XRCD slot @x, or an error pointer. */
+/* A share of the QP numbered @qpn in XRCD slot @x, or an error pointer. */
 static struct xqp_qp *xq_open_tgt(struct xq_ctx *xq, int x, u32 qpn)
 {
 	struct xqp_qp_open_attr oa = { .qp_num = qpn, .qp_type = XQP_QPT_XRC_TGT };
@@ -286,7 +286,7 @@ static void xq_observe(void *ctx, struct dx_obs *o)
 
 		if (!qp)
 			continue;
-		o->handles[i] = xqp_qp_handle_count(qp);
+		o->shares[i] = xqp_qp_share_count(qp);
 		rc = xqp_query_qp(qp, &attr, XQP_QP_STATE, NULL);
 		o->state[i] = rc ? rc : attr.qp_state;
 	}
@@ -325,7 +325,7 @@ static unsigned int xq_teardown(void *ctx, struct kunit *test)
 	xqp_soft_inject(xq->soft, XQP_SOFT_OP_DESTROY_QP, 0, 0);
 
 	for (i = 0; i < DX_NQ; i++)
-		if (sl->qp[i] && xqp_qp_is_handle(sl->qp[i]) && xq_destroy(xq, sl->qp[i], i))
+		if (sl->qp[i] && xqp_qp_is_share(sl->qp[i]) && xq_destroy(xq, sl->qp[i], i))
 			left++;
 	for (i = 0; i < DX_NQ; i++) {
 		if (!(sl->qpn_valid & BIT(i)))

@@ -22,7 +22,7 @@
  * whose result differs from the clean run's returns the injected error
  * (-ENOMEM for an allocation) - a step that swallowed a failure and let a
  * later one fail instead is reported - and changed nothing: it left the
- * state the step before it left (objects, counts, handles, states, data);
+ * state the step before it left (objects, counts, shares, states, data);
  * once the injection is disarmed the
  * program's teardown destroys what is left and nothing may remain in the
  * driver; the console must stay free of splats and kmemleak clean
@@ -612,7 +612,7 @@ static bool fs_dx_state_differs(char *buf, size_t len, const void *pa, const voi
 	FS_OBS_PART(buf, len, n, a, b, "cq", cq_live);
 	FS_OBS_PART(buf, len, n, a, b, "srq", srq_live);
 	FS_OBS_PART(buf, len, n, a, b, "qps", qp_live);
-	FS_OBS_PART(buf, len, n, a, b, "handles", handles);
+	FS_OBS_PART(buf, len, n, a, b, "shares", shares);
 	FS_OBS_PART(buf, len, n, a, b, "states", state);
 	FS_OBS_PART(buf, len, n, a, b, "openable", open_bits);
 	FS_OBS_PART(buf, len, n, a, b, "driver-objects", drv);

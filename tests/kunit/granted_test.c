@@ -91,7 +91,7 @@ static void query_port_is_the_drivers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_query_port(kt->dev, 1, &a), -EIO);
 }
 
-/* QUERY_QP's sq_sig_all: the real QP's signalling type, from any handle. */
+/* QUERY_QP's sq_sig_all: the real QP's signalling type, from any share. */
 static void sq_sig_type_is_the_real_qps(struct kunit *test)
 {
 	struct xqp_kt *kt = xqp_kt(test);

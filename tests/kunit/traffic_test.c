@@ -2,7 +2,7 @@
 /*
  * KUnit: kernel clients moving data through xqp, in the kernel under
  * KASAN/lockdep/kmemleak: XRC traffic across two soft devices through
- * shared handles that are opened and destroyed while it flows; RC with
+ * shared shares that are opened and destroyed while it flows; RC with
  * every opcode on kmalloc'd and vmalloc'd memory; posting from atomic
  * context (executed on the work queue); destroying a QP whose head waits
  * for an RNR retry.
@@ -154,10 +154,10 @@ static int tt_srq_recv(struct xqp_srq *srq, u64 id, struct xqp_sge s)
 
 /*
  * 200 XRC sends from device A into an XRC SRQ on device B; every 10 the
- * oldest handle of the target QP is destroyed and a new one opened, the
+ * oldest share of the target QP is destroyed and a new one opened, the
  * creator's first: the messages keep arriving, all with the QP's number.
  */
-static void xrc_traffic_through_changing_handles(struct kunit *test)
+static void xrc_traffic_through_changing_shares(struct kunit *test)
 {
 	struct xqp_kt *kt = xqp_kt(test);
 	struct xqp_soft *soft_b = xqp_soft_create("xqp_kunit_b", NULL);
@@ -213,7 +213,7 @@ static void xrc_traffic_through_changing_handles(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&b.comps), 1);	/* armed once */
 
-	/* The last handle goes: the QP with it; the next send finds nobody. */
+	/* The last share goes: the QP with it; the next send finds nobody. */
 	KUNIT_ASSERT_EQ(test, xqp_destroy_qp(cur), 0);
 	s = tt_sge(&a, 0, 8);
 	KUNIT_ASSERT_EQ(test, tt_send(ini, XQP_WR_SEND, &s, xqp_srq_num(srq)), 0);
@@ -329,6 +329,6 @@ static void destroy_while_rnr_waits(struct kunit *test)
 }
 
 XQP_KUNIT_SUITE(xqp_traffic_suite, "xqp_traffic", XQP_KT_FIXTURE,
-		KUNIT_CASE(xrc_traffic_through_changing_handles),
+		KUNIT_CASE(xrc_traffic_through_changing_shares),
 		KUNIT_CASE(rc_every_opcode_loopback),
 		KUNIT_CASE(destroy_while_rnr_waits));

@@ -22,7 +22,7 @@ static inline struct xqp_kt *xqp_kt(struct kunit *test)
 	return test->priv;
 }
 
-/* Creates an XRC_TGT QP in @xrcd; returns the creator's handle. */
+/* Creates an XRC_TGT QP in @xrcd; returns the creator's share. */
 struct xqp_qp *xqp_kt_create_tgt(struct kunit *test, struct xqp_xrcd *xrcd,
 				 xqp_event_handler_t handler, void *ctx);
 struct xqp_qp *xqp_kt_open(struct kunit *test, struct xqp_xrcd *xrcd, u32 qpn,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: open/close/destroy/create/event races between kthreads, under the
- * test kernel's KASAN and lockdep. Never a handle to a freed QP (KASAN),
+ * test kernel's KASAN and lockdep. Never a share to a freed QP (KASAN),
  * never an event after close (the context is poisoned, then freed), every
  * count back to zero.
  */

@@ -23,7 +23,7 @@ static void xrcd_busy_while_used(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
 }
 
-static void create_returns_handle_with_granted_caps(struct kunit *test)
+static void create_returns_share_with_granted_caps(struct kunit *test)
 {
 	struct xqp_xrcd *xrcd = xqp_alloc_xrcd(xqp_kt(test)->dev);
 	struct xqp_qp_init_attr init = {
@@ -37,9 +37,9 @@ static void create_returns_handle_with_granted_caps(struct kunit *test)
 
 	h = xqp_create_qp_user(xqp_kt(test)->dev, NULL, &init, NULL, NULL, KBUILD_MODNAME);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(h));
-	KUNIT_EXPECT_TRUE(test, xqp_qp_is_handle(h));
-	KUNIT_EXPECT_FALSE(test, xqp_qp_is_handle(xqp_qp_real(h)));
-	KUNIT_EXPECT_EQ(test, xqp_qp_handle_count(h), 1);
+	KUNIT_EXPECT_TRUE(test, xqp_qp_is_share(h));
+	KUNIT_EXPECT_FALSE(test, xqp_qp_is_share(xqp_qp_real(h)));
+	KUNIT_EXPECT_EQ(test, xqp_qp_share_count(h), 1);
 	KUNIT_EXPECT_EQ(test, xqp_qp_get_type(h), XQP_QPT_XRC_TGT);
 	KUNIT_EXPECT_PTR_EQ(test, xqp_qp_xrcd(h), xrcd);
 	KUNIT_EXPECT_GT(test, xqp_qp_num(h), 1);
@@ -89,9 +89,9 @@ static void open_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(xqp_kt_open(test, x1, 0x1000000, NULL, NULL)), -EINVAL);
 	o = xqp_kt_open(test, x1, xqp_qp_num(h), NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
-	KUNIT_EXPECT_EQ(test, xqp_qp_handle_count(h), 2);
+	KUNIT_EXPECT_EQ(test, xqp_qp_share_count(h), 2);
 	KUNIT_EXPECT_PTR_EQ(test, xqp_qp_real(o), xqp_qp_real(h));
-	/* opened handles do not take xrcd usecnt */
+	/* opened shares do not take xrcd usecnt */
 	KUNIT_EXPECT_EQ(test, xqp_xrcd_usecnt(x1), 1);
 	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(o), 0);
 	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(h), 0);
@@ -109,7 +109,7 @@ static void close_never_destroys(struct kunit *test)
 	qpn = xqp_qp_num(h);
 	KUNIT_EXPECT_EQ(test, xqp_close_qp(xqp_qp_real(h)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xqp_close_qp(h), 0);
-	/* Linux parity: the real QP stays, handle-less, openable. */
+	/* Linux parity: the real QP stays, share-less, openable. */
 	KUNIT_EXPECT_EQ(test, xqp_xrcd_usecnt(xrcd), 1);
 	o = xqp_kt_open(test, xrcd, qpn, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
@@ -119,7 +119,7 @@ static void close_never_destroys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
 }
 
-static void creator_is_one_handle_among_equals(struct kunit *test)
+static void creator_is_one_share_among_equals(struct kunit *test)
 {
 	struct xqp_xrcd *xrcd = xqp_alloc_xrcd(xqp_kt(test)->dev);
 	struct xqp_qp *h, *a, *real;
@@ -131,14 +131,14 @@ static void creator_is_one_handle_among_equals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(real), -EBUSY);
 	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(h), 0);	/* creator leaves */
 	KUNIT_EXPECT_PTR_EQ(test, xqp_qp_real(a), real);
-	KUNIT_EXPECT_EQ(test, xqp_qp_handle_count(a), 1);
+	KUNIT_EXPECT_EQ(test, xqp_qp_share_count(a), 1);
 	KUNIT_EXPECT_EQ(test, xqp_xrcd_usecnt(xrcd), 1);
 	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(a), 0);	/* last one */
 	KUNIT_EXPECT_EQ(test, xqp_xrcd_usecnt(xrcd), 0);
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
 }
 
-static void event_fanout_per_handle(struct kunit *test)
+static void event_fanout_per_share(struct kunit *test)
 {
 	struct xqp_kt *kt = xqp_kt(test);
 	struct xqp_xrcd *xrcd = xqp_alloc_xrcd(kt->dev);
@@ -157,7 +157,7 @@ static void event_fanout_per_handle(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ec.last, h);
 	KUNIT_EXPECT_PTR_EQ(test, ea.last, a);
 	KUNIT_EXPECT_EQ(test, ea.type, XQP_EVENT_QP_REQ_ERR);
-	/* a closed handle receives nothing more */
+	/* a closed share receives nothing more */
 	KUNIT_EXPECT_EQ(test, xqp_close_qp(a), 0);
 	xqp_soft_raise_qp_event(kt->soft, xqp_qp_num(h), XQP_EVENT_COMM_EST);
 	KUNIT_EXPECT_EQ(test, ea.calls, 1);
@@ -179,9 +179,9 @@ static void last_destroy_driver_failure_keeps_all(struct kunit *test)
 	qpn = xqp_qp_num(h);
 	xqp_soft_inject(kt->soft, XQP_SOFT_OP_DESTROY_QP, -EIO, 0);
 	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(h), -EIO);
-	/* better than Linux: handle, QP, table entry and usecnt all intact */
+	/* better than Linux: share, QP, table entry and usecnt all intact */
 	KUNIT_EXPECT_EQ(test, xqp_xrcd_usecnt(xrcd), 1);
-	KUNIT_EXPECT_EQ(test, xqp_qp_handle_count(h), 1);
+	KUNIT_EXPECT_EQ(test, xqp_qp_share_count(h), 1);
 	xqp_soft_raise_qp_event(kt->soft, qpn, XQP_EVENT_QP_FATAL);
 	KUNIT_EXPECT_EQ(test, e.calls, 1);
 	o = xqp_kt_open(test, xrcd, qpn, NULL, NULL);
@@ -192,23 +192,23 @@ static void last_destroy_driver_failure_keeps_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xqp_dealloc_xrcd(xrcd), 0);
 }
 
-static void compact_handles(struct kunit *test)
+static void compact_shares(struct kunit *test)
 {
 	struct xqp_object_sizes s;
 
 	xqp_object_sizes(&s);
-	kunit_info(test, "handle %zu bytes, real QP %zu bytes, XRCD %zu bytes\n",
-		   s.handle, s.real_qp, s.xrcd);
-	KUNIT_EXPECT_LT(test, s.handle, s.real_qp);
+	kunit_info(test, "share %zu bytes, real QP %zu bytes, XRCD %zu bytes\n",
+		   s.share, s.real_qp, s.xrcd);
+	KUNIT_EXPECT_LT(test, s.share, s.real_qp);
 }
 
 XQP_KUNIT_SUITE(xqp_slice_suite, "xqp_xrc_slice", XQP_KT_FIXTURE,
 		KUNIT_CASE(xrcd_busy_while_used),
-		KUNIT_CASE(create_returns_handle_with_granted_caps),
+		KUNIT_CASE(create_returns_share_with_granted_caps),
 		KUNIT_CASE(create_driver_error_leaves_nothing),
 		KUNIT_CASE(open_rules),
 		KUNIT_CASE(close_never_destroys),
-		KUNIT_CASE(creator_is_one_handle_among_equals),
-		KUNIT_CASE(event_fanout_per_handle),
+		KUNIT_CASE(creator_is_one_share_among_equals),
+		KUNIT_CASE(event_fanout_per_share),
 		KUNIT_CASE(last_destroy_driver_failure_keeps_all),
-		KUNIT_CASE(compact_handles));
+		KUNIT_CASE(compact_shares));

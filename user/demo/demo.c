@@ -2,7 +2,7 @@
 /*
  * xqp-demo: three processes share one XRC target QP through the uverbs
  * char device. The creator leaves, the QP survives, async events reach each
- * opener on its own handle, and the last close frees the QP. Each process
+ * opener on its own share, and the last close frees the QP. Each process
  * narrates what it does.
  *
  *   xqp-demo [DEVICE_PATH]     (default /dev/xqp/uverbs0)
@@ -155,19 +155,19 @@ static void actor_main(struct actor *a)
 			a->qp = xqpv_open_qp(a->ctx, &oa);
 			if (!a->qp)
 				die("open QP");
-			say("opened QP 0x%06x by its number: a handle of its own, equal to the creator's",
+			say("opened QP 0x%06x by its number: a share of its own, equal to the creator's",
 			    a->qp->qp_num);
 			break;
 		}
 		case S_LEAVE:
 			say("leaves without destroying anything: exit() closes its file, the kernel");
-			say("closes its handle; the QP stays, the others still hold it");
+			say("closes its share; the QP stays, the others still hold it");
 			send_u32(a->ack[1], 0);
 			exit(0);
 		case S_QUERY:
 			if (xqpv_query_qp(a->qp, &attr, XQPV_QP_STATE, NULL))
 				die("query");
-			say("queries QP 0x%06x through its own handle: it is alive, state %s",
+			say("queries QP 0x%06x through its own share: it is alive, state %s",
 			    a->qp->qp_num, state_name(attr.qp_state));
 			break;
 		case S_RAISE:
@@ -187,7 +187,7 @@ static void actor_main(struct actor *a)
 			if (xqpv_get_async_event(a->ctx, &ev))
 				die("get event");
 			say("got event '%s' on %s", xqpv_event_type_str(ev.event_type),
-			    ev.element.qp == a->qp ? "its own handle" : "someone else's handle?!");
+			    ev.element.qp == a->qp ? "its own share" : "someone else's share?!");
 			xqpv_ack_async_event(&ev);
 			break;
 		}
@@ -204,7 +204,7 @@ static void actor_main(struct actor *a)
 					  XQPV_QP_DEST_QPN | XQPV_QP_RQ_PSN |
 					  XQPV_QP_MAX_DEST_RD_ATOMIC | XQPV_QP_MIN_RNR_TIMER))
 				die("modify to RTR");
-			say("moves the QP to RTR through its handle (one real QP for everyone)");
+			say("moves the QP to RTR through its share (one real QP for everyone)");
 			break;
 		case S_DESTROY: {
 			uint32_t qpn = a->qp->qp_num;
@@ -212,7 +212,7 @@ static void actor_main(struct actor *a)
 			if (xqpv_destroy_qp(a->qp))
 				die("destroy");
 			a->qp = NULL;
-			say("destroys its handle on QP 0x%06x", qpn);
+			say("destroys its share of QP 0x%06x", qpn);
 			break;
 		}
 		case S_EXIT:
@@ -286,12 +286,12 @@ int main(int argc, char **argv)
 	step(&o1, S_QUERY);
 	step(&o2, S_QUERY);
 
-	headline("4. An async event on the QP reaches every opener, on its own handle.");
+	headline("4. An async event on the QP reaches every opener, on its own share.");
 	step(&o1, S_RAISE);
 	step(&o1, S_WAIT_EVENT);
 	step(&o2, S_WAIT_EVENT);
 
-	headline("5. Any handle drives the one real QP.");
+	headline("5. Any share drives the one real QP.");
 	step(&o1, S_TO_RTR);
 	step(&o2, S_QUERY);
 
@@ -330,6 +330,6 @@ int main(int argc, char **argv)
 	waitpid(o2.pid, &st, 0);
 	unlink(domain_file);
 	printf("\nDone: the QP outlived its creator, every opener saw the event, and the\n"
-	       "last handle freed it.\n");
+	       "last share freed it.\n");
 	return 0;
 }

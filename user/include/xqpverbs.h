@@ -430,9 +430,9 @@ struct xqpv_qp_open_attr {
 
 /**
  * xqpv_open_qp - open a shareable (XRC_RECV) QP by number in @attr->xrcd
- * (ibv_open_qp(3)). The creator and every opener hold equal handles; each
+ * (ibv_open_qp(3)). The creator and every opener hold equal shares of it; each
  * gets its own copy of the QP's async events; the QP lives until the last
- * handle is destroyed, in whichever process.
+ * share is destroyed, in whichever process.
  * Return: the QP, or NULL with errno: EOPNOTSUPP for unknown comp_mask
  * bits, EINVAL without NUM, XRCD and TYPE, EINVAL from the kernel when no
  * such QP is in that XRCD or the type is not XRC_RECV.
@@ -518,7 +518,7 @@ struct xqpv_qp_init_attr {
 };
 
 /**
- * xqpv_modify_qp - MODIFY_QP. Through any handle of a shared QP it changes
+ * xqpv_modify_qp - MODIFY_QP. Through any share of a shared QP it changes
  * the one real QP. Transitions are checked as ib_modify_qp_is_ok() does.
  * Return: 0 or errno (EINVAL for a bad transition or attribute).
  */
@@ -530,7 +530,7 @@ int xqpv_query_qp(struct xqpv_qp *qp, struct xqpv_qp_attr *attr, int attr_mask,
 
 /**
  * xqpv_destroy_qp - DESTROY_QP. On a shared QP, created or opened, this
- * closes this handle; the QP itself goes with its last handle. Waits until
+ * closes this share; the QP itself goes with its last share. Waits until
  * every async event of this QP that was read has been acknowledged.
  * Return: 0 or errno.
  */
@@ -565,7 +565,7 @@ enum xqpv_event_type {
 struct xqpv_async_event {
 	union {
 		struct xqpv_cq *cq;
-		struct xqpv_qp *qp;	/* this process's own handle */
+		struct xqpv_qp *qp;	/* this process's own share */
 		struct xqpv_srq *srq;
 		int port_num;
 	} element;
@@ -575,8 +575,8 @@ struct xqpv_async_event {
 /**
  * xqpv_get_async_event - wait for the next async event of the context
  * (blocks unless async_fd was made non-blocking: then EAGAIN). For a
- * shared QP, every process holding a handle gets its own event, naming
- * its own handle. Every event must be acknowledged.
+ * shared QP, every process holding a share gets its own event, naming
+ * its own share. Every event must be acknowledged.
  * Return: 0, or errno (EIO once the device is gone and the queue drained).
  */
 int xqpv_get_async_event(struct xqpv_context *context, struct xqpv_async_event *event);

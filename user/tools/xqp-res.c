@@ -351,7 +351,7 @@ static const char *qp_type_name(unsigned t)
 	return "UNKNOWN";
 }
 
-/* Owner fields (the object's, or one handle's). */
+/* Owner fields (the object's, or one share's). */
 static void put_owner(const struct attrs *t)
 {
 	switch (get_u8(t, XQP_RES_A_OWNER_KIND)) {
@@ -371,14 +371,14 @@ static void put_owner(const struct attrs *t)
 	}
 }
 
-static void put_handles(const struct attrs *t)
+static void put_shares(const struct attrs *t)
 {
-	const struct nlattr *list = t->a[XQP_RES_A_HANDLES];
+	const struct nlattr *list = t->a[XQP_RES_A_SHARES];
 	const struct nlattr *a;
 	int len, n = 0;
 
 	if (opt_json) {
-		json_key("handles");
+		json_key("shares");
 		json_open('[');
 	} else {
 		fputs(" [", stdout);
@@ -389,7 +389,7 @@ static void put_handles(const struct attrs *t)
 		while (len >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
 			struct attrs h;
 
-			if ((a->nla_type & NLA_TYPE_MASK) == XQP_RES_A_HANDLE) {
+			if ((a->nla_type & NLA_TYPE_MASK) == XQP_RES_A_SHARE) {
 				parse(&h, payload(a), plen(a));
 				if (opt_json) {
 					if (n)
@@ -442,10 +442,10 @@ static void obj_cb(const struct attrs *t, void *arg)
 				field_flag("dying");
 			if ((opt_json || opt_details) && get_str(t, XQP_RES_A_KERN_NAME))
 				field_s("created-by", get_str(t, XQP_RES_A_KERN_NAME));
-			/* JSON: "handle_count" every handle, "handles" those listed */
-			field_u(opt_json ? "handle_count" : "handles",
-				get_u32(t, XQP_RES_A_HANDLE_COUNT));
-			put_handles(t);
+			/* JSON: "share_count" every share, "shares" those listed */
+			field_u(opt_json ? "share_count" : "shares",
+				get_u32(t, XQP_RES_A_SHARE_COUNT));
+			put_shares(t);
 		} else {
 			field_u_opt(t, XQP_RES_A_ID, "id");
 			field_u_opt(t, XQP_RES_A_PDN, "pdn");

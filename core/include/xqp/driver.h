@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The driver-ops contract: what the core calls on a device. Drivers are C
- * (drivers/soft is the first); the core keeps every core object (handles,
+ * (drivers/soft is the first); the core keeps every core object (shares,
  * XRCD table, refcounts) and hands the driver only its own private pointers.
  *
  * Rules for drivers:

@@ -40,10 +40,10 @@ enum xqp_res_type {
 };
 
 /* Handles of one shared QP listed in one entry (all are counted). */
-#define XQP_RES_HANDLES_MAX 32
+#define XQP_RES_SHARES_MAX 32
 
-/* One handle on a shared QP: who holds it. */
-struct xqp_res_handle {
+/* One share of a shared QP: who holds it. */
+struct xqp_res_share {
 	xqp_event_handler_t handler;	/* as opened or created */
 	void *context;
 	void *uobj;			/* the creator's (xqp_create_qp_user()) */
@@ -55,11 +55,11 @@ struct xqp_res_qp {
 	xqp_u32 pd, send_cq, recv_cq, srq;	/* resource ids, 0: none */
 	xqp_u32 xrcd;			/* XRC_TGT: its XRCD's id */
 	xqp_u32 xrcd_usecnt;
-	int dying;			/* its last handle is being destroyed */
+	int dying;			/* its last share is being destroyed */
 	const char *caller;		/* kernel creator's module name, or NULL */
-	xqp_u32 handle_count;		/* XRC_TGT: every handle */
-	xqp_u32 nhandles;		/* listed below (<= XQP_RES_HANDLES_MAX) */
-	struct xqp_res_handle handles[XQP_RES_HANDLES_MAX];
+	xqp_u32 share_count;		/* XRC_TGT: every share */
+	xqp_u32 nshares;		/* listed below (<= XQP_RES_SHARES_MAX) */
+	struct xqp_res_share shares[XQP_RES_SHARES_MAX];
 };
 
 struct xqp_res_entry {
@@ -107,7 +107,7 @@ typedef enum xqp_res_emit (*xqp_res_emit_t)(void *arg, const struct xqp_res_entr
  * @type: which objects.
  * @cur: where the previous call stopped (zeroed for the first).
  * @scratch: the entry the walk fills for @emit (callers allocate it: an
- *	     entry with its handles is too large for a kernel stack).
+ *	     entry with its shares is too large for a kernel stack).
  * @budget: most objects visited (emitted or filtered) in this call, >= 1.
  * @emit: called for each object, with the device's mutex held and in an RCU
  *	  read-side section: it must not sleep. What an entry points at stays
@@ -140,7 +140,7 @@ void xqp_xrcd_clear_res_owner(struct xqp_xrcd *xrcd, void *owner);
 /* The inode number an XRCD is shared through (OPEN_XRCD with a file). */
 void xqp_xrcd_set_res_inode(struct xqp_xrcd *xrcd, xqp_u64 ino);
 
-/* The resource id of an object (0 for an XRC_TGT QP or a handle). */
+/* The resource id of an object (0 for an XRC_TGT QP or a share). */
 xqp_u32 xqp_pd_res_id(const struct xqp_pd *pd);
 xqp_u32 xqp_xrcd_res_id(const struct xqp_xrcd *xrcd);
 

@@ -30,14 +30,14 @@ void xqp_free(void *p);
 /*
  * Object caches: a slab cache for each of the core's hot object kinds, a
  * fixed set like the lock classes. The core gives their sizes
- * (xqp_cache_sizes[], constant data: core/qp_handle.cpp); xqp_seam_init()
+ * (xqp_cache_sizes[], constant data: core/qp_share.cpp); xqp_seam_init()
  * creates the caches, xqp_seam_exit() destroys them (every object freed by
  * then). Objects come zeroed and are charged to the allocating task's memory
  * cgroup whatever the gfp (the caches are SLAB_ACCOUNT). An object goes back
  * to the cache it came from.
  */
 enum xqp_cache_class {
-	XQP_CACHE_HANDLE,	/* a handle on a shared QP (core/objects.h) */
+	XQP_CACHE_SHARE,	/* a share of a shared QP (core/objects.h) */
 	XQP_CACHE_CLASSES
 };
 extern const xqp_size_t xqp_cache_sizes[XQP_CACHE_CLASSES];
@@ -52,8 +52,8 @@ void xqp_kvfree(void *p);
 enum xqp_lock_class {
 	XQP_LOCK_DEVICE,	/* device object lists (create/destroy, never hot) */
 	XQP_LOCK_XRCD,		/* one XRCD's qp_num table writers */
-	XQP_LOCK_QP,		/* one real QP's handle list and state */
-	XQP_LOCK_HANDLE,	/* one handle's event delivery vs close */
+	XQP_LOCK_QP,		/* one real QP's share list and state */
+	XQP_LOCK_SHARE,	/* one share's event delivery vs close */
 	XQP_LOCK_SOFT,		/* the soft device's own tables */
 	XQP_LOCK_SOFT_WQ,	/* one soft send/receive queue or SRQ ring */
 	XQP_LOCK_SOFT_CQ,	/* one soft CQ ring */
@@ -72,7 +72,7 @@ void xqp_assert_spin_held(struct xqp_spinlock *l);
 /*
  * IRQs off on this CPU (local_irq_save), and the plain lock and unlock for
  * use inside such a section only: one IRQ toggle around many acquisitions
- * of locks that are also taken in IRQ context (an event walk's handles).
+ * of locks that are also taken in IRQ context (an event walk's shares).
  */
 unsigned long xqp_irq_save(void);
 void xqp_irq_restore(unsigned long flags);

@@ -23,7 +23,7 @@ struct xqp_pd;
 struct xqp_cq;
 struct xqp_srq;
 struct xqp_xrcd;
-struct xqp_qp;		/* a real QP or a handle on a shared XRC_TGT QP */
+struct xqp_qp;		/* a real QP or a share of a shared XRC_TGT QP */
 struct xqp_mr;
 struct xqp_ah;
 struct xqp_mem;		/* the memory an MR covers (xqp/driver.h) */
@@ -383,14 +383,14 @@ int xqp_modify_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask);
 int xqp_query_qp(struct xqp_qp *qp, struct xqp_qp_attr *attr, int attr_mask,
 		 struct xqp_qp_init_attr *init_attr);
 
-/* Accessors: a handle answers for its real QP. */
+/* Accessors: a share answers for its real QP. */
 xqp_u32 xqp_qp_num(const struct xqp_qp *qp);
 enum xqp_qp_type xqp_qp_get_type(const struct xqp_qp *qp);
 struct xqp_qp *xqp_qp_real(struct xqp_qp *qp);	/* itself for a real QP */
-int xqp_qp_is_handle(const struct xqp_qp *qp);
+int xqp_qp_is_share(const struct xqp_qp *qp);
 void *xqp_qp_context(const struct xqp_qp *qp);
 void *xqp_qp_uobject(const struct xqp_qp *qp);
-xqp_u32 xqp_qp_handle_count(const struct xqp_qp *qp);	/* of the real QP */
+xqp_u32 xqp_qp_share_count(const struct xqp_qp *qp);	/* of the real QP */
 struct xqp_xrcd *xqp_qp_xrcd(const struct xqp_qp *qp);
 
 
@@ -543,7 +543,7 @@ struct xqp_recv_wr {
 /*
  * A work completion: the fields of struct ib_uverbs_wc (Linux's ib_wc has a
  * QP pointer; xqp reports the number: for XRC receives it is the XRC_TGT
- * QP's, whichever handle the caller holds).
+ * QP's, whichever share the caller holds).
  */
 struct xqp_wc {
 	xqp_u64 wr_id;
@@ -610,7 +610,7 @@ int xqp_modify_qp_is_ok(enum xqp_qp_state cur, enum xqp_qp_state next,
 
 /* Sizes of the core's objects, for reports and benchmarks. */
 struct xqp_object_sizes {
-	xqp_size_t handle;
+	xqp_size_t share;
 	xqp_size_t real_qp;
 	xqp_size_t xrcd;
 };

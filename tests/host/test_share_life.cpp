@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * When a handle's memory goes (core/objects.h, QpShared): at close when no
+ * When a share's memory goes (core/objects.h, QpShared): at close when no
  * event walk is in progress on its QP; by the last walk otherwise, and never
  * a handler call after close returned. The host seam counts every live
- * allocation (the handle cache's too), so "freed" is observable without a
- * grace period, and ASan sees a walker touching a freed handle.
+ * allocation (the share cache's too), so "freed" is observable without a
+ * grace period, and ASan sees a walker touching a freed share.
  */
 #include <atomic>
 #include <chrono>
@@ -38,7 +38,7 @@ void count(xqp_event *, void *ctx)
 
 } // namespace
 
-TEST_F(Core, CloseFreesTheHandleAtOnce)
+TEST_F(Core, CloseFreesTheShareAtOnce)
 {
 	xqp_xrcd *x = xrcd();
 	xqp_qp *c = create_tgt(x);
@@ -46,7 +46,7 @@ TEST_F(Core, CloseFreesTheHandleAtOnce)
 
 	xqp_qp *h = open(x, xqp_qp_num(c));
 	ASSERT_FALSE(xqp_is_err(h));
-	EXPECT_EQ(xqp_host_live_allocs(), base + 1);	/* one object a handle */
+	EXPECT_EQ(xqp_host_live_allocs(), base + 1);	/* one object a share */
 	EXPECT_EQ(xqp_close_qp(h), 0);
 	EXPECT_EQ(xqp_host_live_allocs(), base);	/* no grace period */
 
@@ -59,12 +59,12 @@ TEST_F(Core, CloseFreesTheHandleAtOnce)
 }
 
 /*
- * Walk order is newest first: the gate handle (newest) blocks the walk
- * before it reaches the older handles. Closing those meanwhile neither
+ * Walk order is newest first: the gate share (newest) blocks the walk
+ * before it reaches the older shares. Closing those meanwhile neither
  * waits for the walk nor frees them under it; the walk skips them and its
  * end frees them.
  */
-TEST_F(Core, HandlesClosedDuringAWalkGoWithTheWalk)
+TEST_F(Core, SharesClosedDuringAWalkGoWithTheWalk)
 {
 	xqp_xrcd *x = xrcd();
 	xqp_qp *c = create_tgt(x);
@@ -83,11 +83,11 @@ TEST_F(Core, HandlesClosedDuringAWalkGoWithTheWalk)
 	while (!gate.in_handler.load())
 		std::this_thread::yield();
 
-	/* The walk is in the gate's handler: close two handles it has not reached. */
+	/* The walk is in the gate's handler: close two shares it has not reached. */
 	EXPECT_EQ(xqp_close_qp(closed1), 0);
 	EXPECT_EQ(xqp_destroy_qp(closed2), 0);
 	EXPECT_EQ(xqp_host_live_allocs(), base);	/* kept for the walk */
-	/* A handle opened and closed meanwhile: the walk may not reach it. */
+	/* A share opened and closed meanwhile: the walk may not reach it. */
 	xqp_qp *late = open(x, qpn);
 	ASSERT_FALSE(xqp_is_err(late));
 	EXPECT_EQ(xqp_close_qp(late), 0);

@@ -4,34 +4,34 @@
 
 /* The seam's object caches, by class (xqp/seam.h); constant data. */
 extern "C" const xqp_size_t xqp_cache_sizes[XQP_CACHE_CLASSES] = {
-	sizeof(xqp::Handle),
+	sizeof(xqp::Share),
 };
 static_assert(XQP_CACHE_CLASSES == 1, "a size for every cache class");
 
 namespace xqp {
 
-Handle *Handle::create(RealQp *real, xqp_event_handler_t handler, void *context)
+Share *Share::create(RealQp *real, xqp_event_handler_t handler, void *context)
 {
-	Handle *h = new (Gfp::account()) Handle;
+	Share *h = new (Gfp::account()) Share;
 	if (!h)
 		return nullptr;
-	h->base.kind = xqp_qp::Kind::handle;
+	h->base.kind = xqp_qp::Kind::share;
 	h->real = real;
 	h->handler = handler;
 	h->context = context;
 	return h;
 }
 
-void Handle::link(QpShared &s)
+void Share::link(QpShared &s)
 {
-	s.handles.add_head(&node);
-	s.handle_count++;
+	s.shares.add_head(&node);
+	s.share_count++;
 }
 
-Handle *Handle::unlink(QpShared &s)
+Share *Share::unlink(QpShared &s)
 {
 	RcuList::del(&node);
-	s.handle_count--;
+	s.share_count--;
 	if (!s.walks)
 		return this;	/* no walker can be on it, nor reach it */
 	/* Waits out a delivery to it in progress; none starts after. */
