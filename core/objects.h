@@ -48,6 +48,10 @@ struct xqp_device_objects {
 	xqp::u32 last_res_id;	/* res.cpp: ids given by track(), increasing */
 };
 
+struct xqp_client_slots {
+	void *data[XQP_MAX_CLIENTS];
+};
+
 struct xqp_device : xqp::Allocated, xqp::Pinned {
 	const xqp_device_ops *ops;
 	void *drv;
@@ -59,7 +63,13 @@ struct xqp_device : xqp::Allocated, xqp::Pinned {
 	xqp::Atomic<xqp::u32> dead;
 	xqp::Mutex<xqp_device_objects> objects{XQP_LOCK_DEVICE};
 	xqp_device *next_registered;		/* registry lock */
-	void *client_data[XQP_MAX_CLIENTS];	/* registry lock */
+	/*
+	 * Each client's data: set and cleared under the registry lock and
+	 * this mutex, read under either. Device events are delivered under
+	 * this mutex alone, so that a driver may raise one under locks a
+	 * client's add() takes (the RTNL, in ibdev) without the registry lock.
+	 */
+	xqp::Mutex<xqp_client_slots> clients{XQP_LOCK_DEVICE_CLIENTS};
 
 	bool alive() const { return !dead.load(); }
 	void get() { refs.inc(); }

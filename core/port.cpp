@@ -85,3 +85,22 @@ extern "C" int xqp_query_pkey(struct xqp_device *dev, xqp_u32 port, xqp_u16 inde
 		return -XQP_EOPNOTSUPP;
 	return dev->ops->query_pkey(dev->drv, port, index, pkey);
 }
+
+/**
+ * xqp_device_netdev - the Ethernet link a port is bound to (ib_device_get_netdev()).
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt.
+ *
+ * The core never looks behind the pointer: it is the driver's (a struct
+ * net_device in the kernel), valid while the device is registered; no
+ * reference is taken.
+ *
+ * Context: any.
+ * Return: the link, or NULL for a device on no link (or a bad port).
+ */
+extern "C" struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 port)
+{
+	if (port < 1 || port > dev->phys_port_cnt || !dev->ops->get_netdev)
+		return nullptr;
+	return dev->ops->get_netdev(dev->drv, port);
+}

@@ -21,17 +21,34 @@ public:
 	RegistryGuard &operator=(const RegistryGuard &) = delete;
 };
 
+/* clients[] is written under the registry lock, read by events without it. */
+xqp_client *client_at(int i)
+{
+	return __atomic_load_n(&clients[i], __ATOMIC_ACQUIRE);
+}
+
+void set_client_at(int i, xqp_client *c)
+{
+	__atomic_store_n(&clients[i], c, __ATOMIC_RELEASE);
+}
+
+/* Registry lock held; add() runs without the device's clients mutex. */
 void client_add(xqp_client *c, xqp_device *dev)
 {
 	void *data = c->add ? c->add(dev) : nullptr;
-	dev->client_data[c->id] = xqp_is_err(data) ? nullptr : data;
+
+	dev->clients.lock()->data[c->id] = xqp_is_err(data) ? nullptr : data;
 }
 
+/* Registry lock held; once cleared, no event reaches the client. */
 void client_remove(xqp_client *c, xqp_device *dev)
 {
-	void *data = dev->client_data[c->id];
-
-	dev->client_data[c->id] = nullptr;
+	void *data;
+	{
+		auto slots = dev->clients.lock();
+		data = slots->data[c->id];
+		slots->data[c->id] = nullptr;
+	}
 	if (data && c->remove)
 		c->remove(dev, data);
 }
@@ -45,8 +62,8 @@ void xqp::registry_add(xqp_device *dev)
 
 	dev->next_registered = devices;
 	devices = dev;
-	for (xqp_client *c : clients)
-		if (c)
+	for (int i = 0; i < XQP_MAX_CLIENTS; i++)
+		if (xqp_client *c = client_at(i))
 			client_add(c, dev);
 }
 
@@ -62,8 +79,8 @@ void xqp::registry_remove(xqp_device *dev)
 		}
 	}
 	for (int i = XQP_MAX_CLIENTS - 1; i >= 0; i--)
-		if (clients[i])
-			client_remove(clients[i], dev);
+		if (xqp_client *c = client_at(i))
+			client_remove(c, dev);
 }
 
 /**
@@ -75,10 +92,10 @@ extern "C" int xqp_register_client(struct xqp_client *client)
 	RegistryGuard g;
 
 	for (int i = 0; i < XQP_MAX_CLIENTS; i++) {
-		if (clients[i])
+		if (client_at(i))
 			continue;
 		client->id = i;
-		clients[i] = client;
+		set_client_at(i, client);
 		for (xqp_device *d = devices; d; d = d->next_registered)
 			client_add(client, d);
 		return 0;
@@ -93,10 +110,43 @@ extern "C" void xqp_unregister_client(struct xqp_client *client)
 
 	for (xqp_device *d = devices; d; d = d->next_registered)
 		client_remove(client, d);
-	clients[client->id] = nullptr;
+	set_client_at(client->id, nullptr);
 }
 
 extern "C" void *xqp_get_client_data(struct xqp_device *dev, struct xqp_client *client)
 {
-	return dev->client_data[client->id];
+	return dev->clients.lock()->data[client->id];
+}
+
+/**
+ * xqp_device_event - a device event (port state, GID table) to every client.
+ * @dev: the device, registered.
+ * @type: XQP_EVENT_PORT_ACTIVE, _PORT_ERR, _GID_CHANGE, _LID_CHANGE,
+ *	  _PKEY_CHANGE, _SM_CHANGE or _CLIENT_REREGISTER (ib_dispatch_event()'s
+ *	  port events).
+ * @port: the port it concerns.
+ *
+ * Each client's event() hook runs once, in client order, under the
+ * device's clients mutex (so no client of the device goes meanwhile), not
+ * the registry lock: a driver may raise one while a client's add() is in
+ * progress, or under the RTNL (ibdev's add() takes it, and ib_core calls
+ * ibdev's GID ops under it).
+ *
+ * Context: may sleep; not from a client's event() hook.
+ */
+extern "C" void xqp_device_event(struct xqp_device *dev, enum xqp_event_type type,
+				 xqp_u32 port)
+{
+	xqp_event ev = {};
+	auto slots = dev->clients.lock();
+
+	ev.device = dev;
+	ev.element.port_num = port;
+	ev.event = type;
+	for (int i = 0; i < XQP_MAX_CLIENTS; i++) {
+		xqp_client *c = client_at(i);
+
+		if (c && c->event && slots->data[i])
+			c->event(dev, slots->data[i], &ev);
+	}
 }

@@ -27,6 +27,8 @@
 #define XQP_RULES_VENDOR_ID		0xffffff
 #define XQP_RULES_PORT_CNT		1
 #define XQP_RULES_GID_TBL_LEN		1
+/* A linked (RoCE) device's GID table, filled by ib_core: rxe's length. */
+#define XQP_RULES_ROCE_GID_TBL_LEN	1024
 #define XQP_RULES_MAX_MSG_SZ		0x800000	/* 8 MiB: one message executed whole (rxe: 2^31) */
 #define XQP_RULES_PAGE_SIZE_CAP		0xfffff000U
 #define XQP_RULES_MAX_MR_SIZE		(~0ULL)

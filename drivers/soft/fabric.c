@@ -8,6 +8,8 @@
  *
  * Addresses: a device's LID is its slot + 1; its port GID 0 is the
  * link-local prefix fe80::/64 followed by the node GUID (the port GUID).
+ * A linked (RoCE) device has no LID and is reached by any GID of its
+ * table (link.c), as a RoCE peer is.
  */
 #include "soft_priv.h"
 
@@ -68,7 +70,8 @@ void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16])
 }
 
 /**
- * soft_query_gid - the GID table of the port: one entry, soft_fabric_gid().
+ * soft_query_gid - the GID table of the port: one entry, soft_fabric_gid(),
+ * or a linked device's table (link.c).
  * @drv: the device.
  * @port: the port (the core has checked it).
  * @index: the entry.
@@ -78,15 +81,26 @@ void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16])
  */
 int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
 {
+	struct xqp_soft *soft = drv;
 	int err;
 
 	(void)port;
 	err = soft_enter(drv, XQP_SOFT_OP_QUERY_GID);
 	if (err)
 		return err;
+	if (soft->link) {
+		unsigned long flags;
+
+		if (index < 0 || index >= SOFT_ROCE_GID_TBL_LEN)
+			return -XQP_EINVAL;
+		flags = xqp_spin_lock_irqsave(&soft->lock);
+		soft_link_gid(soft->link, index, gid);
+		xqp_spin_unlock_irqrestore(&soft->lock, flags);
+		return 0;
+	}
 	if (index < 0 || index >= SOFT_GID_TBL_LEN)
 		return -XQP_EINVAL;
-	soft_fabric_gid(drv, gid);
+	soft_fabric_gid(soft, gid);
 	return 0;
 }
 
@@ -115,7 +129,7 @@ int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey)
 	return 0;
 }
 
-static int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b)
+int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b)
 {
 	int i;
 
@@ -135,12 +149,19 @@ static struct xqp_soft *soft_fabric_route(const struct xqp_ah_attr *av)
 	if (!av->is_global) {
 		if (av->dlid < 1 || av->dlid > SOFT_MAX_NODES)
 			return NULL;
-		return __atomic_load_n(&soft_nodes[av->dlid - 1], __ATOMIC_ACQUIRE);
+		soft = __atomic_load_n(&soft_nodes[av->dlid - 1], __ATOMIC_ACQUIRE);
+		/* a linked device has no LID: reached by GID alone */
+		return soft && !soft->link ? soft : NULL;
 	}
 	for (i = 0; i < SOFT_MAX_NODES; i++) {
 		soft = __atomic_load_n(&soft_nodes[i], __ATOMIC_ACQUIRE);
 		if (!soft)
 			continue;
+		if (soft->link) {
+			if (soft_link_has_gid(soft, av->dgid))
+				return soft;
+			continue;
+		}
 		soft_fabric_gid(soft, gid);
 		if (soft_gid_equal(gid, av->dgid))
 			return soft;

@@ -110,6 +110,12 @@ static int soft_query_port(void *drv, xqp_u32 port, struct xqp_port_attr *attr)
 		.phys_state	= XQP_PORT_PHYS_STATE_LINK_UP,
 		.link_layer	= XQP_LINK_LAYER_INFINIBAND,
 	};
+	if (soft->link) {
+		unsigned long flags = xqp_spin_lock_irqsave(&soft->lock);
+
+		soft_link_port(soft->link, attr);
+		xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	}
 	return 0;
 }
 
@@ -120,6 +126,7 @@ static const struct xqp_device_ops soft_ops = {
 	.query_port	= soft_query_port,
 	.query_gid	= soft_query_gid,
 	.query_pkey	= soft_query_pkey,
+	.get_netdev	= soft_get_netdev,
 	.alloc_pd	= soft_alloc_pd,
 	.dealloc_pd	= soft_dealloc_pd,
 	.create_cq	= soft_create_cq,
@@ -181,6 +188,13 @@ void xqp_soft_default_limits(struct xqp_soft_limits *lim)
 struct xqp_soft *xqp_soft_create(const char *name,
 				 const struct xqp_soft_limits *lim)
 {
+	return soft_create(name, lim, NULL);
+}
+
+/* xqp_soft_create(), linked when @link, which the device owns once this succeeds. */
+struct xqp_soft *soft_create(const char *name, const struct xqp_soft_limits *lim,
+			     struct soft_link *link)
+{
 	struct xqp_soft *soft;
 	struct xqp_device *dev;
 	xqp_u64 instance;
@@ -198,6 +212,7 @@ struct xqp_soft *xqp_soft_create(const char *name,
 		xqp_soft_default_limits(&soft->lim);
 	instance = __atomic_add_fetch(&soft_instances, 1, __ATOMIC_RELAXED);
 	soft->node_guid = SOFT_GUID_BASE | (instance & 0xffffffffULL);
+	soft->link = link;
 	xqp_spin_init(&soft->lock, XQP_LOCK_SOFT);
 
 	err = soft_numtab_init(&soft->qpns, XQP_SOFT_QPN_RESERVED);
@@ -287,6 +302,7 @@ void xqp_soft_destroy(struct xqp_soft *soft)
 	soft_numtab_free(&soft->mrns);
 	soft_numtab_free(&soft->srqns);
 	soft_numtab_free(&soft->qpns);
+	xqp_free(soft->link);
 	xqp_free(soft);
 }
 

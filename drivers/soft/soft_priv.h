@@ -32,6 +32,7 @@
 #define SOFT_GRH_SIZE		40		/* reserved at a UD receive buffer's start */
 #define SOFT_QKEY_PRIV		0x80000000U	/* UD: use the QP's own Q_Key */
 #define SOFT_MAX_NODES		64		/* devices on the subnet */
+#define SOFT_ROCE_GID_TBL_LEN	XQP_RULES_ROCE_GID_TBL_LEN	/* a linked device's */
 
 static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
 {
@@ -54,8 +55,24 @@ struct soft_inject {
 	int err;
 };
 
+/* One entry of a linked device's GID table. */
+struct soft_gid {
+	xqp_u8 raw[16];
+	xqp_u8 valid;
+};
+
+/* What a device linked to a netdev has (link.c); under its soft->lock. */
+struct soft_link {
+	struct net_device *netdev;	/* opaque; held by the link's owner */
+	xqp_u8 up;			/* running with carrier: port ACTIVE */
+	xqp_u32 active_mtu;		/* enum xqp_mtu */
+	xqp_u32 ngids;			/* 1 + the highest valid entry */
+	struct soft_gid gids[SOFT_ROCE_GID_TBL_LEN];
+};
+
 struct xqp_soft {
 	struct xqp_device *dev;
+	struct soft_link *link;		/* NULL: on the LID subnet only */
 	struct xqp_soft_limits lim;
 	xqp_u64 node_guid;		/* also the port GUID and GID 0's low half */
 	xqp_u16 lid;			/* 0 while off the subnet */
@@ -252,6 +269,15 @@ int soft_query_qp(void *drv, void *drv_qp, struct xqp_qp_attr *attr,
 int soft_destroy_qp(void *drv, void *drv_qp);
 
 /* ---- fabric.c ---- */
+/* soft.c: a device, linked when @link (then owned by it), registered. */
+struct xqp_soft *soft_create(const char *name, const struct xqp_soft_limits *lim,
+			     struct soft_link *link);
+/* link.c */
+void soft_link_port(const struct soft_link *link, struct xqp_port_attr *attr);
+void soft_link_gid(const struct soft_link *link, int index, xqp_u8 gid[16]);
+int soft_link_has_gid(struct xqp_soft *soft, const xqp_u8 gid[16]);
+struct net_device *soft_get_netdev(void *drv, xqp_u32 port);
+int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b);
 int soft_fabric_join(struct xqp_soft *soft);
 void soft_fabric_leave(struct xqp_soft *soft);
 /* The device an address vector reaches, with a QP reference; NULL if none. */

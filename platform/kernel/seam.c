@@ -44,6 +44,7 @@ static_assert(sizeof(struct xqp_rcu_head) == sizeof(struct xqp_kernel_rcu_head))
 static struct lock_class_key xqp_lock_keys[XQP_LOCK_CLASSES];
 static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 	[XQP_LOCK_DEVICE] = "xqp_device",
+	[XQP_LOCK_DEVICE_CLIENTS] = "xqp_device_clients",
 	[XQP_LOCK_XRCD] = "xqp_xrcd_table",
 	[XQP_LOCK_QP] = "xqp_qp",
 	[XQP_LOCK_SHARE] = "xqp_share",

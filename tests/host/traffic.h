@@ -110,11 +110,14 @@ inline int modify(xqp_qp *qp, xqp_qp_attr &a, int mask)
 	return xqp_modify_qp(qp, &a, mask);
 }
 
-/* RESET -> INIT -> RTR -> RTS (XRC_TGT and receive-only sides stop at RTR). */
+/*
+ * RESET -> INIT -> RTR -> RTS (XRC_TGT and receive-only sides stop at RTR),
+ * to @dlid, or to @dgid when given.
+ */
 inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 		       bool rts = true, u32 access = 0xe, xqp_u8 rnr_retry = 7,
 		       xqp_u8 min_rnr = 1, u32 qkey = 0x11111111, xqp_u8 timeout = 14,
-		       xqp_u8 retry_cnt = 7)
+		       xqp_u8 retry_cnt = 7, const xqp_u8 *dgid = nullptr)
 {
 	xqp_qp_attr a = {};
 	a.qp_state = XQP_QPS_INIT;
@@ -138,6 +141,10 @@ inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 		a.rq_psn = 0;
 		a.ah_attr.dlid = dlid;
 		a.ah_attr.port_num = 1;
+		if (dgid) {	/* by GID, as to a RoCE peer */
+			a.ah_attr.is_global = 1;
+			std::memcpy(a.ah_attr.dgid, dgid, 16);
+		}
 		mask |= XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN | XQP_QP_RQ_PSN;
 		if (type != XQP_QPT_UC && type != XQP_QPT_XRC_INI) {
 			a.max_dest_rd_atomic = 1;

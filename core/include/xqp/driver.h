@@ -147,6 +147,11 @@ struct xqp_device_ops {
 	 */
 	int (*query_gid)(void *drv, xqp_u32 port, int index, xqp_u8 gid[16]);
 	int (*query_pkey)(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
+	/*
+	 * Optional: the Ethernet link (a struct net_device in the kernel,
+	 * opaque to the core) @port is bound to, or NULL. Any context.
+	 */
+	struct net_device *(*get_netdev)(void *drv, xqp_u32 port);
 };
 
 /**
@@ -178,12 +183,15 @@ struct xqp_client {
 	const char *name;
 	void *(*add)(struct xqp_device *dev);
 	void (*remove)(struct xqp_device *dev, void *client_data);
+	/* Optional: a device event (xqp_device_event()); may sleep. */
+	void (*event)(struct xqp_device *dev, void *client_data, struct xqp_event *ev);
 	int id;		/* core-private */
 };
 #define XQP_MAX_CLIENTS 4
 int xqp_register_client(struct xqp_client *client);	/* 0, -ENOSPC */
 void xqp_unregister_client(struct xqp_client *client);
 void *xqp_get_client_data(struct xqp_device *dev, struct xqp_client *client);
+void xqp_device_event(struct xqp_device *dev, enum xqp_event_type type, xqp_u32 port);
 
 /* Async events from the driver; callable from any context (no sleeping). */
 void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type);

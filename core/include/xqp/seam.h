@@ -51,6 +51,7 @@ void xqp_kvfree(void *p);
 /* ---- locks (lockdep classes are per lock kind) ------------------------ */
 enum xqp_lock_class {
 	XQP_LOCK_DEVICE,	/* device object lists (create/destroy, never hot) */
+	XQP_LOCK_DEVICE_CLIENTS,	/* a device's client data, event delivery */
 	XQP_LOCK_XRCD,		/* one XRCD's qp_num table writers */
 	XQP_LOCK_QP,		/* one real QP's share list and state */
 	XQP_LOCK_SHARE,	/* one share's event delivery vs close */

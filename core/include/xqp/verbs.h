@@ -346,6 +346,8 @@ struct xqp_udata {
 int xqp_query_device(struct xqp_device *dev, struct xqp_device_attr *attr);
 int xqp_query_port(struct xqp_device *dev, xqp_u32 port, struct xqp_port_attr *attr);
 const char *xqp_device_name(const struct xqp_device *dev);
+struct net_device;
+struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 port);
 int xqp_query_gid(struct xqp_device *dev, xqp_u32 port, int index, xqp_u8 gid[16]);
 int xqp_query_pkey(struct xqp_device *dev, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 

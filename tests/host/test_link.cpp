@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Linked soft devices (drivers/soft/link.c): a RoCE port that follows its
+ * link, a GID table mirrored from ib_core, device events to clients, and
+ * the fabric reaching a linked device by GID and never by LID.
+ */
+#include <vector>
+
+#include "traffic.h"
+
+namespace {
+
+/* Stands for the struct net_device the kernel passes; never dereferenced. */
+alignas(8) char fake_netdev[2][64];
+
+struct net_device *ndev(int i)
+{
+	return reinterpret_cast<struct net_device *>(fake_netdev[i]);
+}
+
+/* What a client's event() hook saw. */
+struct SeenEvent {
+	xqp_device *dev;
+	int type;
+	u32 port;
+};
+std::vector<SeenEvent> *events_seen;
+int client_marker;
+
+void *ev_add(xqp_device *) { return &client_marker; }
+void ev_remove(xqp_device *, void *) {}
+void ev_event(xqp_device *dev, void *data, xqp_event *ev)
+{
+	EXPECT_EQ(data, &client_marker);
+	EXPECT_EQ(ev->device, dev);
+	events_seen->push_back({dev, ev->event, ev->element.port_num});
+}
+
+/* An IPv4-mapped GID (::ffff:10.0.0.@host), as ib_core makes for RoCE. */
+void v4_gid(xqp_u8 gid[16], int host)
+{
+	std::memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	gid[12] = 10;
+	gid[15] = static_cast<xqp_u8>(host);
+}
+
+class Link : public Core {
+protected:
+	void SetUp() override
+	{
+		Core::SetUp();
+		events_seen = &seen_;
+		client_.name = "link-test";
+		client_.add = ev_add;
+		client_.remove = ev_remove;
+		client_.event = ev_event;
+		ASSERT_EQ(xqp_register_client(&client_), 0);
+		for (int i = 0; i < 2; i++) {
+			char name[16] = "xqp_link0";
+			name[8] = static_cast<char>('0' + i);
+			l_[i] = xqp_soft_create_linked(name, ndev(i), 1, XQP_MTU_1024);
+			ASSERT_FALSE(xqp_is_err(l_[i])) << xqp_ptr_err(l_[i]);
+		}
+	}
+	void TearDown() override
+	{
+		for (xqp_qp *qp : qps_)
+			EXPECT_EQ(xqp_destroy_qp(qp), 0);
+		a_.fini();
+		b_.fini();
+		xqp_work_flush_all();
+		for (xqp_soft *s : l_)
+			xqp_soft_destroy(s);
+		xqp_unregister_client(&client_);
+		events_seen = nullptr;
+		Core::TearDown();
+	}
+	xqp_device *ldev(int i) { return xqp_soft_device(l_[i]); }
+	xqp_port_attr port(int i)
+	{
+		xqp_port_attr p = {};
+		EXPECT_EQ(xqp_query_port(ldev(i), 1, &p), 0);
+		return p;
+	}
+	xqp_qp *rc_qp(Node &n)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = XQP_QPT_RC;
+		init.send_cq = n.scq;
+		init.recv_cq = n.rcq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = 8;
+		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+		init.sq_sig_type = XQP_SIGNAL_ALL_WR;
+		xqp_qp *q = xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
+		EXPECT_FALSE(xqp_is_err(q)) << xqp_ptr_err(q);
+		if (!xqp_is_err(q))
+			qps_.push_back(q);
+		return q;
+	}
+
+	xqp_client client_ = {};
+	std::vector<SeenEvent> seen_;
+	xqp_soft *l_[2] = {};
+	Node a_, b_;
+	std::vector<xqp_qp *> qps_;
+};
+
+} // namespace
+
+TEST_F(Link, LinkedDeviceIsARoCEPortOnItsLink)
+{
+	xqp_port_attr p = port(0);
+	EXPECT_EQ(p.link_layer, XQP_LINK_LAYER_ETHERNET);
+	EXPECT_EQ(p.lid, 0);			/* reached by GID alone, as rxe */
+	EXPECT_EQ(p.sm_lid, 0);
+	EXPECT_EQ(p.state, static_cast<u32>(XQP_PORT_ACTIVE));
+	EXPECT_EQ(p.phys_state, XQP_PORT_PHYS_STATE_LINK_UP);
+	EXPECT_EQ(p.active_mtu, static_cast<u32>(XQP_MTU_1024));
+	EXPECT_EQ(p.max_mtu, static_cast<u32>(XQP_MTU_4096));
+	EXPECT_EQ(p.gid_tbl_len, static_cast<u32>(XQP_RULES_ROCE_GID_TBL_LEN));
+
+	EXPECT_EQ(xqp_device_netdev(ldev(0), 1), ndev(0));
+	EXPECT_EQ(xqp_device_netdev(ldev(1), 1), ndev(1));
+	EXPECT_EQ(xqp_device_netdev(ldev(0), 2), nullptr);	/* no such port */
+	EXPECT_EQ(xqp_device_netdev(dev(), 1), nullptr);	/* not linked */
+	xqp_port_attr ib = {};
+	ASSERT_EQ(xqp_query_port(dev(), 1, &ib), 0);
+	EXPECT_EQ(ib.link_layer, XQP_LINK_LAYER_INFINIBAND);
+	EXPECT_NE(ib.lid, 0);
+}
+
+TEST_F(Link, BadLinksAreRefusedAndLeaveNothing)
+{
+	xqp_soft *s = xqp_soft_create_linked("xqp_bad", nullptr, 1, XQP_MTU_1024);
+	EXPECT_EQ(xqp_ptr_err(s), -XQP_EINVAL);
+	s = xqp_soft_create_linked("xqp_bad", ndev(0), 1, static_cast<xqp_mtu>(0));
+	EXPECT_EQ(xqp_ptr_err(s), -XQP_EINVAL);
+	s = xqp_soft_create_linked("xqp_bad", ndev(0), 1, static_cast<xqp_mtu>(6));
+	EXPECT_EQ(xqp_ptr_err(s), -XQP_EINVAL);
+	EXPECT_EQ(xqp_soft_link_update(soft_, 1, XQP_MTU_1024), -XQP_EINVAL);
+	EXPECT_EQ(xqp_soft_set_gid(soft_, 0, nullptr), -XQP_EINVAL);
+	EXPECT_EQ(xqp_soft_link_update(l_[0], 1, static_cast<xqp_mtu>(0)), -XQP_EINVAL);
+	EXPECT_TRUE(seen_.empty());
+}
+
+TEST_F(Link, PortFollowsTheLinkAndTellsClientsOfChanges)
+{
+	ASSERT_EQ(xqp_soft_link_update(l_[0], 0, XQP_MTU_1024), 0);
+	xqp_port_attr p = port(0);
+	EXPECT_EQ(p.state, static_cast<u32>(XQP_PORT_DOWN));
+	EXPECT_EQ(p.phys_state, XQP_PORT_PHYS_STATE_DISABLED);
+	ASSERT_EQ(seen_.size(), 1u);
+	EXPECT_EQ(seen_[0].dev, ldev(0));
+	EXPECT_EQ(seen_[0].type, XQP_EVENT_PORT_ERR);
+	EXPECT_EQ(seen_[0].port, 1u);
+
+	/* no change of state, no event; the MTU follows all the same */
+	ASSERT_EQ(xqp_soft_link_update(l_[0], 0, XQP_MTU_2048), 0);
+	EXPECT_EQ(seen_.size(), 1u);
+	EXPECT_EQ(port(0).active_mtu, static_cast<u32>(XQP_MTU_2048));
+
+	ASSERT_EQ(xqp_soft_link_update(l_[0], 1, XQP_MTU_4096), 0);
+	ASSERT_EQ(seen_.size(), 2u);
+	EXPECT_EQ(seen_[1].type, XQP_EVENT_PORT_ACTIVE);
+	EXPECT_EQ(port(0).state, static_cast<u32>(XQP_PORT_ACTIVE));
+	EXPECT_EQ(port(1).state, static_cast<u32>(XQP_PORT_ACTIVE));	/* the other link */
+}
+
+TEST_F(Link, GidTableMirrorsWhatIsSetAndSaysSo)
+{
+	xqp_u8 g[16], got[16];
+	v4_gid(g, 1);
+	const int last = XQP_RULES_ROCE_GID_TBL_LEN - 1;
+
+	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
+	EXPECT_EQ(std::memcmp(got, std::vector<xqp_u8>(16, 0).data(), 16), 0);	/* empty */
+	ASSERT_EQ(xqp_soft_set_gid(l_[0], 3, g), 0);
+	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
+	EXPECT_EQ(std::memcmp(got, g, 16), 0);
+	ASSERT_EQ(seen_.size(), 1u);
+	EXPECT_EQ(seen_[0].type, XQP_EVENT_GID_CHANGE);
+
+	ASSERT_EQ(xqp_soft_set_gid(l_[0], last, g), 0);	/* the last entry */
+	ASSERT_EQ(xqp_query_gid(ldev(0), 1, last, got), 0);
+	EXPECT_EQ(std::memcmp(got, g, 16), 0);
+	EXPECT_EQ(xqp_soft_set_gid(l_[0], last + 1, g), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_gid(ldev(0), 1, last + 1, got), -XQP_EINVAL);
+
+	ASSERT_EQ(xqp_soft_set_gid(l_[0], 3, nullptr), 0);
+	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
+	EXPECT_EQ(std::memcmp(got, std::vector<xqp_u8>(16, 0).data(), 16), 0);
+	EXPECT_EQ(seen_.size(), 3u);
+}
+
+TEST_F(Link, LinkedDevicesReachEachOtherByGidNotByLid)
+{
+	xqp_u8 ga[16], gb[16];
+	v4_gid(ga, 1);
+	v4_gid(gb, 2);
+	ASSERT_EQ(xqp_soft_set_gid(l_[0], 1, ga), 0);
+	ASSERT_EQ(xqp_soft_set_gid(l_[1], 1, gb), 0);
+	a_.init(ldev(0));
+	b_.init(ldev(1));
+	xqp_qp *qa = rc_qp(a_), *qb = rc_qp(b_);
+	ASSERT_TRUE(qa && qb && !xqp_is_err(qa) && !xqp_is_err(qb));
+	connect_qp(qa, XQP_QPT_RC, 0, xqp_qp_num(qb), true, 0xe, 7, 1, 0x11111111, 14, 7, gb);
+	connect_qp(qb, XQP_QPT_RC, 0, xqp_qp_num(qa), true, 0xe, 7, 1, 0x11111111, 14, 7, ga);
+
+	ASSERT_EQ(post_recv(qb, 7, b_.sge(0, 256)), 0);
+	std::memset(a_.buf.data(), 'g', 200);
+	xqp_sge s = a_.sge(0, 200);
+	xqp_send_wr w = {};
+	w.wr_id = 9;
+	w.opcode = XQP_WR_SEND;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.send_flags = XQP_SEND_SIGNALED;
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].byte_len, 200u);
+	EXPECT_EQ(std::memcmp(b_.buf.data(), a_.buf.data(), 200), 0);
+	auto sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+
+	/* once b's GID is gone nothing answers it: the send runs out of retries */
+	ASSERT_EQ(xqp_soft_set_gid(l_[1], 1, nullptr), 0);
+	ASSERT_EQ(post_send(qa, w), 0);
+	sc = poll_n(a_.scq, 1, 30000);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_NE(sc[0].status, XQP_WC_SUCCESS);
+}
+
+TEST_F(Link, LidRoutingNeverReachesALinkedDevice)
+{
+	/* The slot's LID that an unlinked device would have had reaches nothing. */
+	a_.init(dev());
+	b_.init(ldev(0));
+	xqp_qp *qa = rc_qp(a_), *qb = rc_qp(b_);
+	ASSERT_TRUE(qa && qb && !xqp_is_err(qa) && !xqp_is_err(qb));
+	connect_qp(qa, XQP_QPT_RC, xqp_soft_lid(l_[0]), xqp_qp_num(qb), true, 0xe, 7, 1,
+		   0x11111111, 8, 1);
+	connect_qp(qb, XQP_QPT_RC, xqp_soft_lid(soft_), xqp_qp_num(qa));
+	ASSERT_EQ(post_recv(qb, 7, b_.sge(0, 256)), 0);
+	xqp_sge s = a_.sge(0, 16);
+	xqp_send_wr w = {};
+	w.opcode = XQP_WR_SEND;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.send_flags = XQP_SEND_SIGNALED;
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto sc = poll_n(a_.scq, 1, 30000);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_NE(sc[0].status, XQP_WC_SUCCESS);
+	EXPECT_TRUE(poll_n(b_.rcq, 1, 50).empty());
+}
