@@ -104,3 +104,32 @@ extern "C" struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 
 		return nullptr;
 	return dev->ops->get_netdev(dev->drv, port);
 }
+
+/**
+ * xqp_modify_gid - set or clear one entry of a port's GID table.
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt.
+ * @index: the entry.
+ * @gid: the 16 bytes, network order, or NULL to clear the entry.
+ *
+ * For a table kept outside the device (ib_core's RoCE GID management);
+ * the clients then hear XQP_EVENT_GID_CHANGE (xqp_device_event()).
+ *
+ * Context: may sleep; under the RTNL or ib_core's GID table lock is fine.
+ * Return: 0, -EIO for a removed device, -EINVAL for a bad port or index,
+ * -EOPNOTSUPP if the device's table cannot be set.
+ */
+extern "C" int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 index,
+			      const xqp_u8 *gid)
+{
+	int ret = port_usable(dev, port);
+
+	if (ret)
+		return ret;
+	if (!dev->ops->modify_gid)
+		return -XQP_EOPNOTSUPP;
+	ret = dev->ops->modify_gid(dev->drv, port, index, gid);
+	if (!ret)
+		xqp_device_event(dev, XQP_EVENT_GID_CHANGE, port);
+	return ret;
+}

@@ -591,10 +591,30 @@ static void xqp_uverbs_remove(struct xqp_device *xdev, void *client_data)
 	put_device(&udev->dev);
 }
 
+/*
+ * A device event (a port's state, its GID table): every file with a
+ * context gets it on its async fd, the element the port number, as each
+ * ucontext's ib_uverbs_event_handler() queues it in Linux.
+ */
+static void xqp_uverbs_device_event(struct xqp_device *xdev, void *client_data,
+				    struct xqp_event *event)
+{
+	struct xqp_uverbs_device *udev = client_data;
+	struct xqp_ufile *file;
+
+	mutex_lock(&udev->lists_mutex);
+	list_for_each_entry(file, &udev->files, list)
+		if (smp_load_acquire(&file->has_context))
+			xqp_async_event(file->async_file, event->element.port_num,
+					event->event, NULL, NULL);
+	mutex_unlock(&udev->lists_mutex);
+}
+
 struct xqp_client xqp_uverbs_client = {
 	.name = "uverbs",
 	.add = xqp_uverbs_add,
 	.remove = xqp_uverbs_remove,
+	.event = xqp_uverbs_device_event,
 };
 
 /**

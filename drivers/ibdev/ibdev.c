@@ -20,20 +20,17 @@
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
 
 #include <xqp/driver.h>
 #include <xqp/verbs.h>
 #include "../../uverbs/export.h"
+#include "ibdev.h"
 
 /* The provider's ABI version (libibverbs: match_min/max_abi_version). */
 #define XQP_IBDEV_UVERBS_ABI	1
-
-struct xqp_ibdev {
-	struct ib_device ibdev;		/* first: ib_alloc_device() */
-	struct xqp_device *xdev;
-	struct device *parent;		/* the char device, referenced */
-};
 
 struct xqp_ibdev_ucontext {
 	struct ib_ucontext ibuc;
@@ -41,7 +38,7 @@ struct xqp_ibdev_ucontext {
 
 static struct xqp_device *to_xdev(struct ib_device *ibdev)
 {
-	return container_of(ibdev, struct xqp_ibdev, ibdev)->xdev;
+	return to_ibdev(ibdev)->xdev;
 }
 
 static_assert((int)XQP_ATOMIC_NONE == (int)IB_ATOMIC_NONE &&
@@ -86,6 +83,9 @@ static int xqp_ibdev_query_device(struct ib_device *ibdev, struct ib_device_attr
 	attr->max_srq_wr = a.max_srq_wr;
 	attr->max_srq_sge = a.max_srq_sge;
 	attr->max_pkeys = a.max_pkeys;
+	/* a link's device goes with `rdma link delete`, as rxe's */
+	if (to_ibdev(ibdev)->link)
+		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	return 0;
 }
 
@@ -133,6 +133,17 @@ static int xqp_ibdev_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = a.pkey_tbl_len;
 	immutable->gid_tbl_len = a.gid_tbl_len;
+	if (a.link_layer == XQP_LINK_LAYER_ETHERNET) {
+		/*
+		 * RoCE v2, rxe's flags: ib_core keeps the GID table from the
+		 * netdev's addresses. The MAD and CM bits do not make ib_mad
+		 * or ib_cm use the device while it is no kernel verbs
+		 * provider (ib_device_check_mandatory()).
+		 */
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+		return 0;
+	}
 	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
 	/* No MAD support, so no MAD size: ib_core refuses anything else. */
 	immutable->max_mad_size = 0;
@@ -141,7 +152,8 @@ static int xqp_ibdev_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 static enum rdma_link_layer xqp_ibdev_get_link_layer(struct ib_device *ibdev, u32 port)
 {
-	return IB_LINK_LAYER_INFINIBAND;
+	return xqp_device_netdev(to_xdev(ibdev), port) ? IB_LINK_LAYER_ETHERNET :
+							 IB_LINK_LAYER_INFINIBAND;
 }
 
 static int xqp_ibdev_query_gid(struct ib_device *ibdev, u32 port, int index,
@@ -187,8 +199,8 @@ static const struct ib_device_ops xqp_ibdev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, xqp_ibdev_ucontext, ibuc),
 };
 
-/* A device was registered with xqp: register its ib_device. */
-static void *xqp_ibdev_add(struct xqp_device *xdev)
+/* An ib_device for @xdev, filled but not registered, or an ERR_PTR. */
+struct xqp_ibdev *xqp_ibdev_alloc(struct xqp_device *xdev)
 {
 	struct xqp_device_attr a;
 	struct xqp_ibdev *d;
@@ -203,8 +215,8 @@ static void *xqp_ibdev_add(struct xqp_device *xdev)
 	d->xdev = xdev;
 	d->parent = xqp_uverbs_get_device(xdev);
 	if (!d->parent) {
-		err = -ENODEV;
-		goto err_dealloc;
+		ib_dealloc_device(&d->ibdev);
+		return ERR_PTR(-ENODEV);
 	}
 	strscpy(d->ibdev.node_desc, "xqp soft device", sizeof(d->ibdev.node_desc));
 	d->ibdev.node_type = RDMA_NODE_IB_CA;
@@ -213,44 +225,96 @@ static void *xqp_ibdev_add(struct xqp_device *xdev)
 	d->ibdev.num_comp_vectors = 1;
 	d->ibdev.dev.parent = d->parent;
 	ib_set_device_ops(&d->ibdev, &xqp_ibdev_ops);
-
-	err = ib_register_device(&d->ibdev, xqp_device_name(xdev), NULL);
-	if (err)
-		goto err_parent;
-	dev_info(&d->ibdev.dev, "registered with ib_core for libibverbs (verbs on %s)\n",
-		 dev_name(d->parent));
 	return d;
-
-err_parent:
-	put_device(d->parent);
-err_dealloc:
-	ib_dealloc_device(&d->ibdev);
-	return ERR_PTR(err);
 }
 
+/* Undoes xqp_ibdev_alloc() for a device that was never registered. */
+void xqp_ibdev_free(struct xqp_ibdev *d)
+{
+	struct device *parent = d->parent;
+
+	ib_dealloc_device(&d->ibdev);
+	put_device(parent);
+}
+
+int xqp_ibdev_register(struct xqp_ibdev *d)
+{
+	int err = ib_register_device(&d->ibdev, xqp_device_name(d->xdev), NULL);
+
+	if (err)
+		return err;
+	d->registered = true;
+	dev_info(&d->ibdev.dev, "registered with ib_core for libibverbs (verbs on %s)\n",
+		 dev_name(d->parent));
+	return 0;
+}
+
+/* A device was registered with xqp: register its ib_device. */
+static void *xqp_ibdev_add(struct xqp_device *xdev)
+{
+	struct xqp_ibdev *d;
+	int err;
+
+	if (xqp_device_netdev(xdev, 1))
+		return xqp_link_add(xdev);
+	d = xqp_ibdev_alloc(xdev);
+	if (IS_ERR(d))
+		return d;
+	err = xqp_ibdev_register(d);
+	if (err) {
+		xqp_ibdev_free(d);
+		return ERR_PTR(err);
+	}
+	return d;
+}
+
+/*
+ * The xqp device goes. A linked device's ib_device went first (ib_core
+ * unregistered it: link.c); any other's is unregistered here.
+ */
 static void xqp_ibdev_remove(struct xqp_device *xdev, void *client_data)
 {
 	struct xqp_ibdev *d = client_data;
-	struct device *parent = d->parent;
+	struct device *parent;
 
+	if (xqp_device_netdev(xdev, 1))
+		return;
+	parent = d->parent;
 	ib_unregister_device(&d->ibdev);
 	ib_dealloc_device(&d->ibdev);
 	put_device(parent);
+}
+
+/* Port events of a linked device go to ib_core's clients too (as rxe's). */
+static void xqp_ibdev_event(struct xqp_device *xdev, void *client_data, struct xqp_event *ev)
+{
+	if (xqp_device_netdev(xdev, 1))
+		xqp_link_event(client_data, ev);
 }
 
 static struct xqp_client xqp_ibdev_client = {
 	.name = "ibdev",
 	.add = xqp_ibdev_add,
 	.remove = xqp_ibdev_remove,
+	.event = xqp_ibdev_event,
 };
 
 static int __init xqp_ibdev_init(void)
 {
-	return xqp_register_client(&xqp_ibdev_client);
+	int err = xqp_register_client(&xqp_ibdev_client);
+
+	if (err)
+		return err;
+	err = xqp_link_init();
+	if (err)
+		xqp_unregister_client(&xqp_ibdev_client);
+	return err;
 }
 
+/* Links first (their devices go), then every other device's ib_device. */
 static void __exit xqp_ibdev_exit(void)
 {
+	xqp_link_exit();
 	xqp_unregister_client(&xqp_ibdev_client);
 }
 
@@ -259,3 +323,4 @@ module_exit(xqp_ibdev_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("xqp: registration ib_devices, so that libibverbs lists xqp's devices");
 MODULE_SOFTDEP("post: ib_uverbs");
+MODULE_ALIAS_RDMA_LINK("xqp");

@@ -6,7 +6,7 @@
  * layer Ethernet, no LID (it is reached by GID alone), its port state and
  * active MTU those of the link, its GID table the one ib_core's RoCE GID
  * management builds from the link's addresses (ibdev mirrors every entry
- * here with xqp_soft_set_gid(), so the fabric can route by GID). Builds on
+ * here through xqp_modify_gid(), so the fabric can route by GID). Builds on
  * both platforms: the netdev side lives in drivers/ibdev.
  */
 #include "soft_priv.h"
@@ -88,25 +88,27 @@ int xqp_soft_link_update(struct xqp_soft *soft, int up, enum xqp_mtu mtu)
 }
 
 /**
- * xqp_soft_set_gid - mirror one entry of the link's GID table.
- * @soft: a linked soft device.
+ * soft_modify_gid - the driver op: mirror one entry of the link's GID table.
+ * @drv: a soft device.
+ * @port: the port (the core has checked it).
  * @index: the entry (below SOFT_ROCE_GID_TBL_LEN, ib_core's table length).
  * @gid: the GID, network order, or NULL to clear the entry.
  *
- * Raises XQP_EVENT_GID_CHANGE to the core's clients, as a device reports a
- * changed GID table.
- *
- * Context: may sleep.
- * Return: 0, or -EINVAL (not linked, index past the table).
+ * Context: any.
+ * Return: 0, -EOPNOTSUPP (not linked), or -EINVAL (index past the table).
  */
-int xqp_soft_set_gid(struct xqp_soft *soft, unsigned int index, const xqp_u8 *gid)
+int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid)
 {
+	struct xqp_soft *soft = drv;
 	struct soft_link *link = soft->link;
 	struct soft_gid *e;
 	unsigned long flags;
 	int i;
 
-	if (!link || index >= SOFT_ROCE_GID_TBL_LEN)
+	(void)port;
+	if (!link)
+		return -XQP_EOPNOTSUPP;	/* its one GID is its own */
+	if (index >= SOFT_ROCE_GID_TBL_LEN)
 		return -XQP_EINVAL;
 	e = &link->gids[index];
 	flags = xqp_spin_lock_irqsave(&soft->lock);
@@ -118,7 +120,6 @@ int xqp_soft_set_gid(struct xqp_soft *soft, unsigned int index, const xqp_u8 *gi
 	while (link->ngids && !link->gids[link->ngids - 1].valid)
 		link->ngids--;
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
-	xqp_device_event(soft->dev, XQP_EVENT_GID_CHANGE, 1);
 	return 0;
 }
 

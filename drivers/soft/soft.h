@@ -103,7 +103,6 @@ struct net_device;
 struct xqp_soft *xqp_soft_create_linked(const char *name, struct net_device *netdev,
 					int up, enum xqp_mtu mtu);
 int xqp_soft_link_update(struct xqp_soft *soft, int up, enum xqp_mtu mtu);
-int xqp_soft_set_gid(struct xqp_soft *soft, unsigned int index, const xqp_u8 *gid);
 struct xqp_device *xqp_soft_device(struct xqp_soft *soft);
 const struct xqp_device_ops *xqp_soft_ops(void);
 

@@ -8,7 +8,6 @@ EXPORT_SYMBOL_GPL(xqp_soft_default_limits);
 EXPORT_SYMBOL_GPL(xqp_soft_create);
 EXPORT_SYMBOL_GPL(xqp_soft_create_linked);
 EXPORT_SYMBOL_GPL(xqp_soft_link_update);
-EXPORT_SYMBOL_GPL(xqp_soft_set_gid);
 EXPORT_SYMBOL_GPL(xqp_soft_destroy);
 EXPORT_SYMBOL_GPL(xqp_soft_device);
 EXPORT_SYMBOL_GPL(xqp_soft_ops);

@@ -277,6 +277,7 @@ void soft_link_port(const struct soft_link *link, struct xqp_port_attr *attr);
 void soft_link_gid(const struct soft_link *link, int index, xqp_u8 gid[16]);
 int soft_link_has_gid(struct xqp_soft *soft, const xqp_u8 gid[16]);
 struct net_device *soft_get_netdev(void *drv, xqp_u32 port);
+int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
 int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b);
 int soft_fabric_join(struct xqp_soft *soft);
 void soft_fabric_leave(struct xqp_soft *soft);

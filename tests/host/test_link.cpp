@@ -139,7 +139,8 @@ TEST_F(Link, BadLinksAreRefusedAndLeaveNothing)
 	s = xqp_soft_create_linked("xqp_bad", ndev(0), 1, static_cast<xqp_mtu>(6));
 	EXPECT_EQ(xqp_ptr_err(s), -XQP_EINVAL);
 	EXPECT_EQ(xqp_soft_link_update(soft_, 1, XQP_MTU_1024), -XQP_EINVAL);
-	EXPECT_EQ(xqp_soft_set_gid(soft_, 0, nullptr), -XQP_EINVAL);
+	EXPECT_EQ(xqp_modify_gid(dev(), 1, 0, nullptr), -XQP_EOPNOTSUPP);	/* unlinked: none */
+	EXPECT_EQ(xqp_modify_gid(ldev(0), 2, 0, nullptr), -XQP_EINVAL);	/* no port 2 */
 	EXPECT_EQ(xqp_soft_link_update(l_[0], 1, static_cast<xqp_mtu>(0)), -XQP_EINVAL);
 	EXPECT_TRUE(seen_.empty());
 }
@@ -175,19 +176,19 @@ TEST_F(Link, GidTableMirrorsWhatIsSetAndSaysSo)
 
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
 	EXPECT_EQ(std::memcmp(got, std::vector<xqp_u8>(16, 0).data(), 16), 0);	/* empty */
-	ASSERT_EQ(xqp_soft_set_gid(l_[0], 3, g), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, g), 0);
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
 	EXPECT_EQ(std::memcmp(got, g, 16), 0);
 	ASSERT_EQ(seen_.size(), 1u);
 	EXPECT_EQ(seen_[0].type, XQP_EVENT_GID_CHANGE);
 
-	ASSERT_EQ(xqp_soft_set_gid(l_[0], last, g), 0);	/* the last entry */
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, last, g), 0);	/* the last entry */
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, last, got), 0);
 	EXPECT_EQ(std::memcmp(got, g, 16), 0);
-	EXPECT_EQ(xqp_soft_set_gid(l_[0], last + 1, g), -XQP_EINVAL);
+	EXPECT_EQ(xqp_modify_gid(ldev(0), 1, last + 1, g), -XQP_EINVAL);
 	EXPECT_EQ(xqp_query_gid(ldev(0), 1, last + 1, got), -XQP_EINVAL);
 
-	ASSERT_EQ(xqp_soft_set_gid(l_[0], 3, nullptr), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, nullptr), 0);
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
 	EXPECT_EQ(std::memcmp(got, std::vector<xqp_u8>(16, 0).data(), 16), 0);
 	EXPECT_EQ(seen_.size(), 3u);
@@ -198,8 +199,8 @@ TEST_F(Link, LinkedDevicesReachEachOtherByGidNotByLid)
 	xqp_u8 ga[16], gb[16];
 	v4_gid(ga, 1);
 	v4_gid(gb, 2);
-	ASSERT_EQ(xqp_soft_set_gid(l_[0], 1, ga), 0);
-	ASSERT_EQ(xqp_soft_set_gid(l_[1], 1, gb), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 1, ga), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, gb), 0);
 	a_.init(ldev(0));
 	b_.init(ldev(1));
 	xqp_qp *qa = rc_qp(a_), *qb = rc_qp(b_);
@@ -227,7 +228,7 @@ TEST_F(Link, LinkedDevicesReachEachOtherByGidNotByLid)
 	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
 
 	/* once b's GID is gone nothing answers it: the send runs out of retries */
-	ASSERT_EQ(xqp_soft_set_gid(l_[1], 1, nullptr), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, nullptr), 0);
 	ASSERT_EQ(post_send(qa, w), 0);
 	sc = poll_n(a_.scq, 1, 30000);
 	ASSERT_EQ(sc.size(), 1u);

@@ -152,6 +152,12 @@ struct xqp_device_ops {
 	 * opaque to the core) @port is bound to, or NULL. Any context.
 	 */
 	struct net_device *(*get_netdev)(void *drv, xqp_u32 port);
+	/*
+	 * Optional: set entry @index of @port's GID table to @gid, or clear
+	 * it (@gid NULL), for a device whose table is kept by someone else
+	 * (ib_core's RoCE GID management, through ibdev). Any context.
+	 */
+	int (*modify_gid)(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
 };
 
 /**

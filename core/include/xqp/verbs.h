@@ -348,6 +348,7 @@ int xqp_query_port(struct xqp_device *dev, xqp_u32 port, struct xqp_port_attr *a
 const char *xqp_device_name(const struct xqp_device *dev);
 struct net_device;
 struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 port);
+int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
 int xqp_query_gid(struct xqp_device *dev, xqp_u32 port, int index, xqp_u8 gid[16]);
 int xqp_query_pkey(struct xqp_device *dev, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 
