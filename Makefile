@@ -143,6 +143,9 @@ boot-sweep:
 # xqp res in the test kernel's VM (docs/res.md).
 res-check:
 	$(Q)scripts/res-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
+# Links (rdma link add ... type xqp) beside rxe, test kernel (docs/design.md).
+link-check:
+	$(Q)scripts/link-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
 # kill -9 and removal under traffic, test kernel (KILL_ROUNDS, KILL_MS,
 # KILL_PROCS, KILL_SEED; docs/reliability.md).
 kill-rounds:
@@ -167,7 +170,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check kill-rounds memcg-check fuzz fuzz-host bench-profile
+.PHONY: res-check link-check kill-rounds memcg-check fuzz fuzz-host bench-profile
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:

@@ -39,6 +39,8 @@ struct soft_resp_attr {
 	xqp_u32 access;
 	xqp_u32 qkey;
 	xqp_u8 min_rnr_timer;
+	xqp_u32 dest_qp_num;		/* a connected responder's peer */
+	struct xqp_ah_attr av;		/* and the path to it */
 };
 
 /* One execution: the outcome and what the requester's completion says. */
@@ -95,6 +97,8 @@ static void soft_resp_attr(struct soft_qp *qp, struct soft_resp_attr *ra)
 	ra->access = qp->attr.qp_access_flags;
 	ra->qkey = qp->attr.qkey;
 	ra->min_rnr_timer = qp->attr.min_rnr_timer;
+	ra->dest_qp_num = qp->attr.dest_qp_num;
+	ra->av = qp->attr.ah_attr;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
 }
 
@@ -414,6 +418,20 @@ static int soft_local(struct soft_qp *qp, struct soft_swqe *w, xqp_u32 *nl)
 	return XQP_WC_SUCCESS;
 }
 
+/*
+ * A connected responder (RC, UC, XRC target) takes messages only from the
+ * QP and path it was connected to: its dest_qp_num, on the device its
+ * address (DLID, or DGID) names. Anything else is dropped unseen, as the
+ * IB transport's responder drops a packet from another source.
+ */
+static int soft_from_peer(const struct soft_xfer *x)
+{
+	if (x->qp->type == XQP_QPT_UD)
+		return 1;
+	return x->ra.dest_qp_num == x->qp->qp_num &&
+	       soft_fabric_reaches(&x->ra.av, x->qp->obj.soft);
+}
+
 /* Executes @w (a copy of the SQ's head) and says what became of it. */
 static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 			 struct soft_result *res)
@@ -455,6 +473,14 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 		goto out;
 	}
 	soft_resp_attr(x.dst, &x.ra);
+	if (!soft_from_peer(&x)) {
+		/* dropped: to the requester, as if nobody answered */
+		if (soft_is_rc_like(qp->type))
+			res->exec = SOFT_EXEC_RETRY;
+		else
+			soft_fail(&x, XQP_WC_SUCCESS);
+		goto out;
+	}
 	if (qp->type == XQP_QPT_UD) {
 		flags = xqp_spin_lock_irqsave(&qp->lock);
 		qkey = qp->attr.qkey;

@@ -170,6 +170,23 @@ static struct xqp_soft *soft_fabric_route(const struct xqp_ah_attr *av)
 }
 
 /**
+ * soft_fabric_reaches - whether @av names @soft.
+ * @av: an address (a connected QP's path).
+ * @soft: the device.
+ *
+ * Context: any.
+ */
+int soft_fabric_reaches(const struct xqp_ah_attr *av, struct xqp_soft *soft)
+{
+	int reaches;
+
+	xqp_rcu_read_lock();
+	reaches = soft_fabric_route(av) == soft;
+	xqp_rcu_read_unlock();
+	return reaches;
+}
+
+/**
  * soft_fabric_find_qp - the QP an address vector and QP number reach.
  * @av: the address: DLID, or DGID when is_global.
  * @qp_num: the destination QP number.

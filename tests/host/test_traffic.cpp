@@ -1125,3 +1125,49 @@ TEST_F(Traffic, RemovingTheDeviceUnderTrafficFreesEverything)
 }
 
 } // namespace
+
+/*
+ * A connected responder takes messages only from the QP and path it was
+ * connected to; others are dropped unseen (RC: the requester's retries run
+ * out; UC: its send completes, nothing arrives), as IB's transport does.
+ */
+TEST_F(Traffic, ConnectedResponderTakesOnlyItsPeer)
+{
+	for (xqp_qp_type type : {XQP_QPT_RC, XQP_QPT_UC}) {
+		SCOPED_TRACE(type == XQP_QPT_RC ? "RC" : "UC");
+		xqp_qp *qa, *qb;
+		pair(type, &qa, &qb);
+		/* qx: connected to qb, which is not connected to qx */
+		xqp_qp *qx = qp(a, type);
+		connect_qp(qx, type, lid(b), xqp_qp_num(qb), true, 0xe, 0, 1, 0x11111111, 8, 1);
+		/* qy -> qz, but qz's path names its own device, not qy's */
+		xqp_qp *qy = qp(a, type), *qz = qp(b, type);
+		connect_qp(qy, type, lid(b), xqp_qp_num(qz), true, 0xe, 0, 1, 0x11111111, 8, 1);
+		connect_qp(qz, type, lid(b), xqp_qp_num(qy));
+		ASSERT_EQ(post_recv(qb, 1, b.sge(0, 256)), 0);
+		ASSERT_EQ(post_recv(qz, 2, b.sge(256, 256)), 0);
+
+		xqp_sge s = a.sge(0, 64);
+		xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 9);
+		ASSERT_EQ(post_send(qx, w), 0);
+		ASSERT_EQ(post_send(qy, w), 0);
+		auto sc = poll_n(a.scq, 2, 30000);
+		ASSERT_EQ(sc.size(), 2u);
+		for (const xqp_wc &c : sc)
+			EXPECT_EQ(c.status, type == XQP_QPT_RC ? XQP_WC_RETRY_EXC_ERR : XQP_WC_SUCCESS);
+		EXPECT_TRUE(poll_n(b.rcq, 1, 50).empty());	/* neither arrived */
+
+		/* the peer itself is heard */
+		ASSERT_EQ(post_send(qa, w), 0);
+		auto rc = poll_n(b.rcq, 1);
+		ASSERT_EQ(rc.size(), 1u);
+		EXPECT_EQ(rc[0].wr_id, 1u);
+		EXPECT_EQ(rc[0].src_qp, xqp_qp_num(qa));
+		EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+		for (xqp_qp *q : {qa, qb, qx, qy, qz}) {
+			forget(q);
+			EXPECT_EQ(xqp_destroy_qp(q), 0);
+		}
+		poll_n(b.rcq, 8, 50);	/* the flushed receive of qz */
+	}
+}
