@@ -256,12 +256,85 @@ static void soft_recv_complete(struct soft_xfer *x, int status, int opcode,
 		.src_qp = x->qp->qp_num,
 		.wc_flags = (imm ? XQP_WC_WITH_IMM : 0) |
 			    (x->dst->type == XQP_QPT_UD && x->av->is_global ? XQP_WC_GRH : 0),
-		.slid = x->qp->obj.soft->lid,
+		.slid = x->qp->obj.soft->link ? 0 : x->qp->obj.soft->lid,	/* RoCE: none */
 		.sl = x->av->sl,
 		.port_num = 1,
 	};
 
 	soft_cq_post(x->recv_cq, &wc, !!(w->send_flags & XQP_SEND_SOLICITED));
+}
+
+/* The IPv4 header checksum (RFC 791) of the 20 bytes at @h. */
+static xqp_u16 soft_ipv4_csum(const xqp_u8 *h)
+{
+	xqp_u32 sum = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		sum += (xqp_u32)(h[i] << 8 | h[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (xqp_u16)~sum;
+}
+
+static int soft_gid_is_v4(const xqp_u8 *g)
+{
+	static const xqp_u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !__builtin_memcmp(g, mapped, sizeof(mapped));
+}
+
+/*
+ * The 40 bytes a UD receive of a message with a GRH starts with, as the
+ * message would have arrived: from a RoCE v2 IPv4 source, 20 zero bytes and
+ * its IPv4 header (as rxe writes it, and ibv_init_ah_from_wc() reads it);
+ * otherwise the GRH (IBA 8.3; an IPv6 header's layout, next header UDP on a
+ * RoCE port, IB's 0x1B on the soft subnet). Headers after the GRH counted
+ * in its lengths: UDP 8 (RoCE), BTH 12, DETH 8, ICRC 4.
+ */
+static void soft_make_grh(const struct soft_xfer *x, xqp_u8 grh[SOFT_GRH_SIZE])
+{
+	const struct xqp_ah_attr *av = x->av;
+	int roce = x->qp->obj.soft->link != NULL;
+	xqp_u32 paylen = (roce ? 8 : 0) + 12 + 8 + x->w->length + 4;
+	xqp_u8 sgid[16];
+	xqp_u16 csum;
+	int i;
+
+	__builtin_memset(grh, 0, SOFT_GRH_SIZE);
+	soft_fabric_sgid(x->qp->obj.soft, av->sgid_index, sgid);
+	if (roce && soft_gid_is_v4(sgid) && soft_gid_is_v4(av->dgid)) {
+		xqp_u8 *ip = grh + 20;
+		xqp_u32 tot = 20 + paylen;
+
+		ip[0] = 0x45;
+		ip[1] = av->traffic_class;
+		ip[2] = (xqp_u8)(tot >> 8);
+		ip[3] = (xqp_u8)tot;
+		ip[6] = 0x40;			/* don't fragment */
+		ip[8] = av->hop_limit;
+		ip[9] = 17;			/* UDP */
+		for (i = 0; i < 4; i++) {
+			ip[12 + i] = sgid[12 + i];
+			ip[16 + i] = av->dgid[12 + i];
+		}
+		csum = soft_ipv4_csum(ip);
+		ip[10] = (xqp_u8)(csum >> 8);
+		ip[11] = (xqp_u8)csum;
+		return;
+	}
+	grh[0] = (xqp_u8)(6 << 4 | av->traffic_class >> 4);
+	grh[1] = (xqp_u8)(av->traffic_class << 4 | (av->flow_label >> 16 & 0xf));
+	grh[2] = (xqp_u8)(av->flow_label >> 8);
+	grh[3] = (xqp_u8)av->flow_label;
+	grh[4] = (xqp_u8)(paylen >> 8);
+	grh[5] = (xqp_u8)paylen;
+	grh[6] = roce ? 17 : 0x1b;
+	grh[7] = av->hop_limit;
+	for (i = 0; i < 16; i++) {
+		grh[8 + i] = sgid[i];
+		grh[24 + i] = av->dgid[i];
+	}
 }
 
 static void soft_do_send(struct soft_xfer *x)
@@ -279,6 +352,13 @@ static void soft_do_send(struct soft_xfer *x)
 		soft_recv_complete(x, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0);
 		soft_resp_error(x, -1, XQP_WC_REM_OP_ERR);
 		return;
+	}
+	if (grh && x->av->is_global && room >= (xqp_u64)x->w->length + grh) {
+		xqp_u8 hdr[SOFT_GRH_SIZE];
+		struct soft_seg hseg = { .mr = NULL, .buf = (char *)hdr, .length = SOFT_GRH_SIZE };
+
+		soft_make_grh(x, hdr);
+		soft_segs_copy(rseg, r->num_sge, &hseg, 1, SOFT_GRH_SIZE);
 	}
 	if (room < (xqp_u64)x->w->length + grh || !soft_segs_skip(rseg, r->num_sge, grh)) {
 		soft_recv_complete(x, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0);

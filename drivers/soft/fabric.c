@@ -169,6 +169,22 @@ static struct xqp_soft *soft_fabric_route(const struct xqp_ah_attr *av)
 	return NULL;
 }
 
+/* Source GID @index of @soft's port (zero past a linked device's entries). */
+void soft_fabric_sgid(struct xqp_soft *soft, int index, xqp_u8 gid[16])
+{
+	unsigned long flags;
+
+	if (!soft->link) {
+		soft_fabric_gid(soft, gid);
+		return;
+	}
+	if (index < 0 || index >= SOFT_ROCE_GID_TBL_LEN)
+		index = 0;
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	soft_link_gid(soft->link, index, gid);
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+}
+
 /**
  * soft_fabric_reaches - whether @av names @soft.
  * @av: an address (a connected QP's path).

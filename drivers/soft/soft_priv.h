@@ -281,6 +281,7 @@ int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
 int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b);
 int soft_fabric_join(struct xqp_soft *soft);
 int soft_fabric_reaches(const struct xqp_ah_attr *av, struct xqp_soft *soft);
+void soft_fabric_sgid(struct xqp_soft *soft, int index, xqp_u8 gid[16]);
 void soft_fabric_leave(struct xqp_soft *soft);
 /* The device an address vector reaches, with a QP reference; NULL if none. */
 struct soft_qp *soft_fabric_find_qp(const struct xqp_ah_attr *av, xqp_u32 qp_num);

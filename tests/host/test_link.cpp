@@ -258,3 +258,103 @@ TEST_F(Link, LidRoutingNeverReachesALinkedDevice)
 	EXPECT_NE(sc[0].status, XQP_WC_SUCCESS);
 	EXPECT_TRUE(poll_n(b_.rcq, 1, 50).empty());
 }
+
+/*
+ * UD by GID between linked devices: the receive buffer starts with what
+ * the message arrived with, 20 zero bytes and the sender's IPv4 header for
+ * IPv4 GIDs (rxe's layout, which ibv_init_ah_from_wc() parses), an IPv6
+ * header's layout with both GIDs otherwise; the completion has the GRH
+ * flag, the sender's QP and no LID.
+ */
+TEST_F(Link, UdByGidWritesTheHeadersItArrivedWith)
+{
+	xqp_u8 ga[16], gb[16], ll[16] = {0xfe, 0x80};
+	v4_gid(ga, 1);
+	v4_gid(gb, 2);
+	ll[15] = 7;
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 0, ll), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 1, ga), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, gb), 0);
+	xqp_u8 llb[16] = {0xfe, 0x80};
+	llb[15] = 8;
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 0, llb), 0);
+	a_.init(ldev(0));
+	b_.init(ldev(1));
+	xqp_qp_init_attr init = {};
+	init.qp_type = XQP_QPT_UD;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.send_cq = a_.scq;
+	init.recv_cq = a_.rcq;
+	xqp_qp *ua = xqp_create_qp_user(a_.dev, a_.pd, &init, nullptr, nullptr, "test");
+	init.send_cq = b_.scq;
+	init.recv_cq = b_.rcq;
+	xqp_qp *ub = xqp_create_qp_user(b_.dev, b_.pd, &init, nullptr, nullptr, "test");
+	ASSERT_FALSE(xqp_is_err(ua) || xqp_is_err(ub));
+	qps_.push_back(ua);
+	qps_.push_back(ub);
+	connect_qp(ua, XQP_QPT_UD, 0, 0);
+	connect_qp(ub, XQP_QPT_UD, 0, 0);
+
+	struct {
+		int sgid_index;
+		const xqp_u8 *dgid;
+	} cases[] = { {1, gb}, {0, llb} };
+	for (auto &c : cases) {
+		xqp_ah_attr av = {};
+		av.is_global = 1;
+		std::memcpy(av.dgid, c.dgid, 16);
+		av.sgid_index = static_cast<xqp_u8>(c.sgid_index);
+		av.hop_limit = 64;
+		av.traffic_class = 0x10;
+		av.port_num = 1;
+		xqp_ah *ah = xqp_create_ah(a_.pd, &av);
+		ASSERT_FALSE(xqp_is_err(ah));
+		std::memset(b_.buf.data(), 0xee, 40);
+		ASSERT_EQ(post_recv(ub, 1, b_.sge(0, 40 + 100)), 0);
+		xqp_sge s = a_.sge(0, 100);
+		xqp_send_wr w = {};
+		w.opcode = XQP_WR_SEND;
+		w.sg_list = &s;
+		w.num_sge = 1;
+		w.send_flags = XQP_SEND_SIGNALED;
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = xqp_qp_num(ub);
+		w.wr.ud.remote_qkey = 0x11111111;
+		ASSERT_EQ(post_send(ua, w), 0);
+		auto r = poll_n(b_.rcq, 1);
+		ASSERT_EQ(r.size(), 1u);
+		EXPECT_EQ(r[0].status, XQP_WC_SUCCESS);
+		EXPECT_EQ(r[0].wc_flags & XQP_WC_GRH, XQP_WC_GRH);
+		EXPECT_EQ(r[0].src_qp, xqp_qp_num(ua));
+		EXPECT_EQ(r[0].slid, 0);
+		EXPECT_EQ(r[0].byte_len, 140u);
+		const auto *h = reinterpret_cast<const xqp_u8 *>(b_.buf.data());
+		if (c.sgid_index == 1) {
+			for (int i = 0; i < 20; i++)
+				EXPECT_EQ(h[i], 0) << i;
+			const xqp_u8 *ip = h + 20;
+			EXPECT_EQ(ip[0], 0x45);
+			EXPECT_EQ(ip[1], 0x10);			/* TOS = traffic class */
+			EXPECT_EQ(ip[2] << 8 | ip[3], 20 + 8 + 12 + 8 + 100 + 4);
+			EXPECT_EQ(ip[8], 64);			/* TTL = hop limit */
+			EXPECT_EQ(ip[9], 17);
+			EXPECT_EQ(std::memcmp(ip + 12, ga + 12, 4), 0);
+			EXPECT_EQ(std::memcmp(ip + 16, gb + 12, 4), 0);
+			xqp_u32 sum = 0;	/* a valid header sums to 0xffff */
+			for (int i = 0; i < 20; i += 2)
+				sum += static_cast<xqp_u32>(ip[i] << 8 | ip[i + 1]);
+			while (sum >> 16)
+				sum = (sum & 0xffff) + (sum >> 16);
+			EXPECT_EQ(sum, 0xffffu);
+		} else {
+			EXPECT_EQ(h[0] >> 4, 6);
+			EXPECT_EQ(h[6], 17);			/* RoCE v2: UDP */
+			EXPECT_EQ(h[7], 64);
+			EXPECT_EQ(std::memcmp(h + 8, ll, 16), 0);	/* SGID */
+			EXPECT_EQ(std::memcmp(h + 24, llb, 16), 0);	/* DGID */
+		}
+		EXPECT_EQ(poll_n(a_.scq, 1).size(), 1u);
+		EXPECT_EQ(xqp_destroy_ah(ah), 0);
+	}
+}

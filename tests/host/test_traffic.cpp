@@ -1171,3 +1171,42 @@ TEST_F(Traffic, ConnectedResponderTakesOnlyItsPeer)
 		poll_n(b.rcq, 8, 50);	/* the flushed receive of qz */
 	}
 }
+
+/* UD with a GRH on the soft subnet: IB's GRH (next header 0x1B) with both GIDs. */
+TEST_F(Traffic, UdWithGrhWritesTheGrh)
+{
+	xqp_qp *ua = qp(a, XQP_QPT_UD), *ub = qp(b, XQP_QPT_UD);
+	connect_qp(ua, XQP_QPT_UD, 0, 0);
+	connect_qp(ub, XQP_QPT_UD, 0, 0);
+	xqp_u8 ga[16], gb[16];
+	ASSERT_EQ(xqp_query_gid(a.dev, 1, 0, ga), 0);
+	ASSERT_EQ(xqp_query_gid(b.dev, 1, 0, gb), 0);
+	xqp_ah_attr av = {};
+	av.is_global = 1;
+	std::memcpy(av.dgid, gb, 16);
+	av.hop_limit = 5;
+	av.flow_label = 0x12345;
+	av.port_num = 1;
+	xqp_ah *ah = xqp_create_ah(a.pd, &av);
+	ASSERT_FALSE(xqp_is_err(ah));
+	ASSERT_EQ(post_recv(ub, 1, b.sge(0, 40 + 64)), 0);
+	xqp_sge s = a.sge(0, 64);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = xqp_qp_num(ub);
+	w.wr.ud.remote_qkey = 0x11111111;
+	ASSERT_EQ(post_send(ua, w), 0);
+	auto r = poll_n(b.rcq, 1);
+	ASSERT_EQ(r.size(), 1u);
+	EXPECT_EQ(r[0].wc_flags, XQP_WC_GRH);
+	EXPECT_EQ(r[0].slid, lid(a));
+	const auto *h = reinterpret_cast<const xqp_u8 *>(b.buf.data());
+	EXPECT_EQ(h[0] >> 4, 6);
+	EXPECT_EQ((h[1] & 0xf) << 16 | h[2] << 8 | h[3], 0x12345);
+	EXPECT_EQ(h[6], 0x1b);
+	EXPECT_EQ(h[7], 5);
+	EXPECT_EQ(std::memcmp(h + 8, ga, 16), 0);
+	EXPECT_EQ(std::memcmp(h + 24, gb, 16), 0);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+	EXPECT_EQ(xqp_destroy_ah(ah), 0);
+}
