@@ -1191,10 +1191,7 @@ TEST_F(Traffic, UdWithGrhWritesTheGrh)
 	ASSERT_FALSE(xqp_is_err(ah));
 	ASSERT_EQ(post_recv(ub, 1, b.sge(0, 40 + 64)), 0);
 	xqp_sge s = a.sge(0, 64);
-	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
-	w.wr.ud.ah = ah;
-	w.wr.ud.remote_qpn = xqp_qp_num(ub);
-	w.wr.ud.remote_qkey = 0x11111111;
+	xqp_send_wr w = send_wr(&s, ah, xqp_qp_num(ub));
 	ASSERT_EQ(post_send(ua, w), 0);
 	auto r = poll_n(b.rcq, 1);
 	ASSERT_EQ(r.size(), 1u);

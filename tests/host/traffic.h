@@ -190,6 +190,21 @@ inline int post_srq_recv(xqp_srq *srq, xqp_u64 id, xqp_sge s)
 	return xqp_post_srq_recv(srq, &wr, &bad);
 }
 
+/* A signaled SEND of @s, or to @ah's UD QP @qpn with @qkey when @ah is given. */
+inline xqp_send_wr send_wr(xqp_sge *s, xqp_ah *ah = nullptr, u32 qpn = 0,
+			   u32 qkey = 0x11111111)
+{
+	xqp_send_wr w = {};
+	w.opcode = XQP_WR_SEND;
+	w.sg_list = s;
+	w.num_sge = 1;
+	w.send_flags = XQP_SEND_SIGNALED;
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = qpn;
+	w.wr.ud.remote_qkey = qkey;
+	return w;
+}
+
 inline int post_send(xqp_qp *qp, xqp_send_wr &wr)
 {
 	const xqp_send_wr *bad = nullptr;
