@@ -66,6 +66,12 @@ struct xqp_rules_limits {
 };
 
 /*
+ * The most SGEs a WR may have on any device: a responder takes the
+ * receiver's WQE with its own scratch, sized by this, not by its device.
+ */
+#define XQP_RULES_MAX_SGE	32
+
+/*
  * The defaults, rxe's where rxe has one: 2^24 - 2 QPs, 16384 WRs per queue,
  * 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA reads and
  * atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs, MRs and AHs.
@@ -73,7 +79,7 @@ struct xqp_rules_limits {
 #define XQP_RULES_DEFAULT_LIMITS {			\
 	.max_qp			= XQP_RULES_MAX_QP,	\
 	.max_qp_wr		= 16384,		\
-	.max_sge		= 32,			\
+	.max_sge		= XQP_RULES_MAX_SGE,	\
 	.max_inline		= 256,			\
 	.max_cq			= 1U << 20,		\
 	.max_cqe		= 65536,		\
@@ -93,6 +99,7 @@ struct xqp_rules_limits {
 static inline int xqp_rules_limits_ok(const struct xqp_rules_limits *lim)
 {
 	return lim->max_qp <= XQP_RULES_MAX_QP &&
+	       lim->max_sge <= XQP_RULES_MAX_SGE && lim->max_srq_sge <= XQP_RULES_MAX_SGE &&
 	       lim->max_srq <= XQP_RULES_NUM_MASK &&
 	       lim->max_mr <= XQP_RULES_NUM_MASK &&
 	       lim->max_cqe <= 0x7fffffffU;

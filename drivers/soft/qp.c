@@ -46,7 +46,7 @@ int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	qp->state = XQP_QPS_RESET;
 	qp->attr.cap = cap;
 	qp->attr.port_num = (xqp_u8)req->port_num;
-	err = soft_qp_queues_init(soft, qp);
+	err = soft_qp_queues_init(qp);
 	if (err)
 		goto err_free;
 

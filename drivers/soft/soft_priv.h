@@ -331,7 +331,7 @@ int soft_req_notify_cq(void *drv, void *drv_cq, int flags);
 int soft_resize_cq(void *drv, void *drv_cq, int cqe, int *granted);
 
 /* ---- wq.c ---- */
-int soft_qp_queues_init(struct xqp_soft *soft, struct soft_qp *qp);
+int soft_qp_queues_init(struct soft_qp *qp);
 void soft_qp_queues_fini(struct soft_qp *qp);
 int soft_srq_ring_init(struct soft_srq *srq);
 int soft_post_send(void *drv, void *drv_qp, const struct xqp_send_wr *wr,

@@ -46,12 +46,6 @@ static xqp_u32 soft_swqe_payload(const struct xqp_qp_cap *cap)
 }
 
 /* The most SGEs a receive WQE of any queue of @soft can hold. */
-static xqp_u32 soft_max_recv_sge(const struct xqp_soft *soft)
-{
-	return soft->lim.max_sge > soft->lim.max_srq_sge ? soft->lim.max_sge :
-							   soft->lim.max_srq_sge;
-}
-
 static int soft_qp_has_sq(const struct soft_qp *qp)
 {
 	return qp->type != XQP_QPT_XRC_TGT;
@@ -64,17 +58,17 @@ static int soft_qp_has_rq(const struct soft_qp *qp)
 
 /**
  * soft_qp_queues_init - the rings and runner scratch a new QP needs.
- * @soft: its device.
  * @qp: the QP, with type, srq and granted caps set.
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM (nothing left allocated).
  */
-int soft_qp_queues_init(struct xqp_soft *soft, struct soft_qp *qp)
+int soft_qp_queues_init(struct soft_qp *qp)
 {
 	const struct xqp_qp_cap *cap = &qp->attr.cap;
 	xqp_u32 swqe = sizeof(struct soft_swqe) + soft_swqe_payload(cap);
-	xqp_u32 rsge = soft_max_recv_sge(soft);
+	/* the receive WQEs it takes are other devices', of any of their sizes */
+	xqp_u32 rsge = XQP_RULES_MAX_SGE;
 	int err;
 
 	err = soft_ring_init(&qp->sq, soft_qp_has_sq(qp) ? cap->max_send_wr : 0, swqe);

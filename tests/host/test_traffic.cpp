@@ -1207,3 +1207,53 @@ TEST_F(Traffic, UdWithGrhWritesTheGrh)
 	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
 	EXPECT_EQ(xqp_destroy_ah(ah), 0);
 }
+
+/*
+ * The responder fills its scratch SGEs from the receiver's WQE, whatever
+ * the sender's device allows: a sender made with one SGE per WR sends into
+ * a 32-SGE receive of a default device (under ASan, an overflow shows).
+ */
+TEST_F(Traffic, SmallSgeSenderIntoWideReceive)
+{
+	xqp_soft_limits lim;
+	xqp_soft_default_limits(&lim);
+	lim.max_sge = XQP_RULES_MAX_SGE + 1;	/* wider than any scratch: refused */
+	EXPECT_EQ(xqp_ptr_err(xqp_soft_create("xqp_soft_wide", &lim)), -XQP_EINVAL);
+	lim.max_sge = 1;
+	lim.max_srq_sge = 1;
+	xqp_soft *small = xqp_soft_create("xqp_soft_small", &lim);
+	ASSERT_FALSE(xqp_is_err(small));
+	Node s;
+	s.init(xqp_soft_device(small));
+	xqp_qp *qs = qp(s, XQP_QPT_RC, nullptr, 4, 1, 0);
+	xqp_qp *qb = qp(b, XQP_QPT_RC, nullptr, 4, 32, 0);
+	ASSERT_TRUE(qs && qb);
+	connect_qp(qs, XQP_QPT_RC, lid(b), xqp_qp_num(qb));
+	connect_qp(qb, XQP_QPT_RC, xqp_soft_lid(small), xqp_qp_num(qs));
+	std::vector<xqp_sge> sges;
+	for (u32 i = 0; i < 32; i++)
+		sges.push_back(b.sge(i * 8, 8));
+	xqp_recv_wr rw = {};
+	rw.wr_id = 3;
+	rw.sg_list = sges.data();
+	rw.num_sge = 32;
+	const xqp_recv_wr *bad = nullptr;
+	ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+	fill(s, 0, 256, 's');
+	xqp_sge one = s.sge(0, 256);
+	xqp_send_wr w = send_wr(&one);
+	ASSERT_EQ(post_send(qs, w), 0);
+	auto rc = poll_n(b.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].byte_len, 256u);
+	EXPECT_EQ(std::memcmp(b.buf.data(), s.buf.data(), 256), 0);
+	EXPECT_EQ(poll_n(s.scq, 1).size(), 1u);
+	for (xqp_qp *q : {qs, qb}) {
+		forget(q);
+		EXPECT_EQ(xqp_destroy_qp(q), 0);
+	}
+	s.fini();
+	xqp_work_flush_all();
+	xqp_soft_destroy(small);
+}
