@@ -724,8 +724,7 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 			xqp_work_queue(&qp->work, delay_us);
 			break;
 		}
-		sq->head++;
-		sq->count--;
+		soft_ring_pop(sq);
 		qp->rnr_left = -1;
 		qp->retry_left = -1;
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);

@@ -116,15 +116,27 @@ struct soft_ring {
 	char *buf;
 	xqp_u32 entry_size;
 	xqp_u32 slots;			/* capacity (the granted WR count) */
-	xqp_u32 head;			/* free-running; index = % slots */
+	xqp_u32 head;			/* the oldest entry's slot, below slots */
 	xqp_u32 count;			/* entries queued */
 };
 
 int soft_ring_init(struct soft_ring *r, xqp_u32 slots, xqp_u32 entry_size);
 void soft_ring_free(struct soft_ring *r);
+/* Entry @pos after the head's slot (pos < 2 * slots: head + count at most). */
 static inline void *soft_ring_at(struct soft_ring *r, xqp_u32 pos)
 {
 	return r->buf + (xqp_size_t)(pos % r->slots) * r->entry_size;
+}
+
+/*
+ * Drops the oldest entry. The head wraps at slots, never at 2^32: slots is
+ * not a power of two (2^k - 1 WRs), so a free-running head's last slots
+ * before 2^32 would alias the first ones.
+ */
+static inline void soft_ring_pop(struct soft_ring *r)
+{
+	r->head = r->head + 1 == r->slots ? 0 : r->head + 1;
+	r->count--;
 }
 
 struct soft_cq {

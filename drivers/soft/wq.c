@@ -382,8 +382,7 @@ int soft_take_recv(struct soft_qp *qp, struct soft_srq *srq, struct soft_rwqe *o
 	}
 	w = soft_ring_at(ring, ring->head);
 	__builtin_memcpy(out, w, sizeof(*w) + w->num_sge * sizeof(w->sge[0]));
-	ring->head++;
-	ring->count--;
+	soft_ring_pop(ring);
 	if (srq && srq->attr.srq_limit && ring->count < srq->attr.srq_limit) {
 		srq->attr.srq_limit = 0;
 		limit = 1;
@@ -404,8 +403,7 @@ static int soft_rq_take_id(struct soft_qp *qp, xqp_u64 *wr_id)
 	flags = xqp_spin_lock_irqsave(&rq->lock);
 	if (rq->count) {
 		*wr_id = ((struct soft_rwqe *)soft_ring_at(rq, rq->head))->wr_id;
-		rq->head++;
-		rq->count--;
+		soft_ring_pop(rq);
 		taken = 1;
 	}
 	xqp_spin_unlock_irqrestore(&rq->lock, flags);
