@@ -217,10 +217,11 @@ static void soft_fail(struct soft_xfer *x, int status)
 	x->res->status = status;
 }
 
-/* The responder QP fails with @event; RC-like requesters see @req_status. */
+/* An RC-like responder fails with @event, its requester sees @req_status; UC/UD drop. */
 static void soft_resp_error(struct soft_xfer *x, int event, int req_status)
 {
-	if (x->dst->type != XQP_QPT_UD)
+	/* UC and UD responders drop the message and keep going (rxe's drop_msg) */
+	if (soft_is_rc_like(x->dst->type))
 		soft_qp_to_err(x->dst, event);
 	soft_fail(x, soft_is_rc_like(x->qp->type) ? req_status : XQP_WC_SUCCESS);
 }

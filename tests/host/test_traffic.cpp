@@ -1257,3 +1257,39 @@ TEST_F(Traffic, SmallSgeSenderIntoWideReceive)
 	xqp_work_flush_all();
 	xqp_soft_destroy(small);
 }
+
+/*
+ * A UC responder drops a message it cannot take (a receive too small, a
+ * bad rkey) and stays in RTS, as the spec and rxe have it; only the
+ * receive that was too small completes in error.
+ */
+TEST_F(Traffic, UcResponderErrorsDropTheMessageNotTheQp)
+{
+	xqp_qp *ua, *ub;
+	pair(XQP_QPT_UC, &ua, &ub);
+	ASSERT_EQ(post_recv(ub, 1, b.sge(0, 10)), 0);
+	xqp_sge s = a.sge(0, 100);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(ua, w), 0);
+	auto rc = poll_n(b.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_LOC_LEN_ERR);
+
+	xqp_send_wr bad = wr(XQP_WR_RDMA_WRITE, &s, 1, 2);
+	bad.wr.rdma.remote_addr = b.addr(0);
+	bad.wr.rdma.rkey = xqp_mr_rkey(b.mr) ^ 0x80;
+	ASSERT_EQ(post_send(ua, bad), 0);
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+
+	xqp_qp_attr qa = {};
+	xqp_qp_init_attr qi = {};
+	ASSERT_EQ(xqp_query_qp(ub, &qa, XQP_QP_STATE, &qi), 0);
+	EXPECT_EQ(qa.qp_state, XQP_QPS_RTS);
+	ASSERT_EQ(post_recv(ub, 3, b.sge(0, 4096)), 0);
+	ASSERT_EQ(post_send(ua, w), 0);
+	rc = poll_n(b.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].wr_id, 3u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].byte_len, 100u);
+}
