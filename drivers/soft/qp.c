@@ -70,18 +70,17 @@ err_free:
 
 /*
  * The checks of modify_qp that do not depend on the QP's state (the shared
- * rules, rules/qp_attr.h); *@cap gets the capabilities granted for XQP_QP_CAP.
+ * rules, rules/qp_attr.h). XQP_QP_CAP (resizing) is refused here, not only
+ * by the transition table (ib_modify_qp_is_ok() allows it in none): the
+ * rings are sized at creation and could not follow.
  */
-static int soft_check_qp_attr(struct xqp_soft *soft, struct soft_qp *qp,
-			      const struct xqp_qp_attr *attr, int mask,
-			      struct xqp_qp_cap *cap)
+static int soft_check_qp_attr(struct xqp_soft *soft, const struct xqp_qp_attr *attr,
+			      int mask)
 {
+	if (mask & XQP_QP_CAP)
+		return -XQP_EINVAL;
 	if (XQP_RULES_QP_ATTR_BAD(XQP_QP_, attr, mask, &soft->lim))
 		return -XQP_EINVAL;
-	if (mask & XQP_QP_CAP) {
-		*cap = attr->cap;
-		return XQP_RULES_GRANT_QP_CAP(&soft->lim, cap, !!qp->srq);
-	}
 	return 0;
 }
 
@@ -93,11 +92,9 @@ static void soft_keep_ah(struct xqp_ah_attr *dst, const struct xqp_ah_attr *src)
 
 /* Keeps every attribute in @mask (rules/qp_attr.h). Caller holds qp->lock. */
 static void soft_store_qp_attr(struct soft_qp *qp, const struct xqp_qp_attr *attr,
-			       int mask, const struct xqp_qp_cap *cap)
+			       int mask)
 {
 	XQP_RULES_QP_ATTR_KEEP(XQP_QP_, &qp->attr, attr, mask, soft_keep_ah);
-	if (mask & XQP_QP_CAP)
-		qp->attr.cap = *cap;
 }
 
 int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
@@ -106,7 +103,6 @@ int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
 	struct xqp_soft *soft = drv;
 	struct soft_qp *qp = drv_qp;
 	enum xqp_qp_state old, cur, next;
-	struct xqp_qp_cap cap;
 	unsigned long flags;
 	int sqd_notify;
 	int err;
@@ -114,7 +110,7 @@ int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
 	err = soft_enter_obj(soft, XQP_SOFT_OP_MODIFY_QP, qp);
 	if (err)
 		return err;
-	err = soft_check_qp_attr(soft, qp, attr, mask, &cap);
+	err = soft_check_qp_attr(soft, attr, mask);
 	if (err)
 		return err;
 
@@ -127,7 +123,7 @@ int soft_modify_qp(void *drv, void *drv_qp, const struct xqp_qp_attr *attr,
 	} else {
 		qp->attr.qp_state = next;
 		__atomic_store_n(&qp->state, next, __ATOMIC_RELEASE);
-		soft_store_qp_attr(qp, attr, mask, &cap);
+		soft_store_qp_attr(qp, attr, mask);
 	}
 	sqd_notify = qp->attr.en_sqd_async_notify;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);

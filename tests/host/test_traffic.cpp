@@ -1293,3 +1293,25 @@ TEST_F(Traffic, UcResponderErrorsDropTheMessageNotTheQp)
 	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
 	EXPECT_EQ(rc[0].byte_len, 100u);
 }
+
+/* Resizing a QP (XQP_QP_CAP) is refused in any state; its queues stay as granted. */
+TEST_F(Traffic, ModifyQpCapIsRefused)
+{
+	xqp_qp *q = qp(a, XQP_QPT_RC);
+	xqp_qp_attr before = {}, after = {};
+	xqp_qp_init_attr ib = {}, ia = {};
+	ASSERT_EQ(xqp_query_qp(q, &before, XQP_QP_CAP, &ib), 0);
+	xqp_qp_attr m = {};
+	m.cap.max_send_wr = 1000;
+	m.cap.max_recv_wr = 1000;
+	EXPECT_EQ(xqp_modify_qp(q, &m, XQP_QP_CAP), -XQP_EINVAL);
+	m.qp_state = XQP_QPS_INIT;
+	m.port_num = 1;
+	m.qp_access_flags = 0;
+	EXPECT_EQ(xqp_modify_qp(q, &m, XQP_QP_STATE | XQP_QP_PORT | XQP_QP_PKEY_INDEX |
+				       XQP_QP_ACCESS_FLAGS | XQP_QP_CAP), -XQP_EINVAL);
+	ASSERT_EQ(xqp_query_qp(q, &after, XQP_QP_CAP, &ia), 0);
+	EXPECT_EQ(after.cap.max_send_wr, before.cap.max_send_wr);
+	EXPECT_EQ(after.cap.max_recv_wr, before.cap.max_recv_wr);
+	EXPECT_EQ(after.qp_state, XQP_QPS_RESET);
+}
