@@ -141,6 +141,24 @@ void soft_qp_to_err(struct soft_qp *qp, int event)
 		soft_qp_entered_err(qp, event);
 }
 
+/*
+ * SQD with en_sqd_async_notify: SQ_DRAINED now if no WQE is in flight,
+ * else when the runner has finished the one it started.
+ */
+static void soft_sq_drain_notify(struct soft_qp *qp)
+{
+	unsigned long flags;
+	int now;
+
+	flags = xqp_spin_lock_irqsave(&qp->sq.lock);
+	now = !qp->sq_running && !qp->head_started;
+	if (!now)
+		qp->drain_pending = 1;
+	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (now)
+		xqp_qp_event(qp->core_qp, XQP_EVENT_SQ_DRAINED);
+}
+
 /**
  * soft_qp_state_changed - what modify_qp's new state means for the queues.
  * @qp: the QP.
@@ -150,8 +168,8 @@ void soft_qp_to_err(struct soft_qp *qp, int event)
  *	state change.
  *
  * To ERR: flush; to RESET: empty the queues silently; to RTS: run what
- * waits; to SQD: report SQ_DRAINED if asked (nothing is in flight between
- * two WQEs of a soft QP).
+ * waits; to SQD: report SQ_DRAINED if asked, once the WQE in flight (if
+ * any) has finished.
  *
  * Context: may sleep (modify_qp).
  */
@@ -172,7 +190,7 @@ void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state,
 		break;
 	case XQP_QPS_SQD:
 		if (sqd_notify && qp->core_qp)
-			xqp_qp_event(qp->core_qp, XQP_EVENT_SQ_DRAINED);
+			soft_sq_drain_notify(qp);
 		break;
 	}
 }
@@ -689,7 +707,7 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 	struct soft_ring *sq = &qp->sq;
 	struct soft_result res;
 	unsigned long flags;
-	int state, n = 0;
+	int state, n = 0, drained;
 	xqp_u32 gen, delay_us = 0;
 
 	flags = xqp_spin_lock_irqsave(&sq->lock);
@@ -700,7 +718,8 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 	qp->sq_running = 1;
 	while (sq->count) {
 		state = soft_state(qp);
-		if (state < XQP_QPS_RTS || state == XQP_QPS_SQD)
+		/* SQD finishes a WQE already started, starts none */
+		if (state < XQP_QPS_RTS || (state == XQP_QPS_SQD && !qp->head_started))
 			break;
 		if (n++ == budget) {
 			xqp_work_queue(&qp->work, 0);
@@ -718,14 +737,17 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 		if (gen != qp->sq_gen) {	/* RESET meanwhile: the WQE is gone */
 			qp->rnr_left = -1;
 			qp->retry_left = -1;
+			qp->head_started = 0;
 			continue;
 		}
 		if (res.exec != SOFT_EXEC_DONE) {
 			qp->head_wait = 1;
+			qp->head_started = 1;
 			xqp_work_queue(&qp->work, delay_us);
 			break;
 		}
 		soft_ring_pop(sq);
+		qp->head_started = 0;
 		qp->rnr_left = -1;
 		qp->retry_left = -1;
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);
@@ -733,7 +755,12 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 		flags = xqp_spin_lock_irqsave(&sq->lock);
 	}
 	qp->sq_running = 0;
+	drained = qp->drain_pending && !qp->head_started && soft_state(qp) == XQP_QPS_SQD;
+	if (drained || soft_state(qp) != XQP_QPS_SQD)
+		qp->drain_pending = 0;
 	xqp_spin_unlock_irqrestore(&sq->lock, flags);
+	if (drained && qp->core_qp)
+		xqp_qp_event(qp->core_qp, XQP_EVENT_SQ_DRAINED);
 }
 
 static void soft_sq_work(struct xqp_work *work)

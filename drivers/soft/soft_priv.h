@@ -229,6 +229,8 @@ struct soft_qp {
 	int sq_running;			/*   a runner is executing the SQ */
 	int sq_again;			/*   someone kicked while it ran */
 	int head_wait;			/*   the head waits for a retry timer */
+	int head_started;		/*   the head was tried: SQD finishes it */
+	int drain_pending;		/*   SQ_DRAINED is due once it finished */
 	xqp_u32 sq_gen;			/*   bumped by RESET: drop what runs */
 	int rnr_left;			/* the head's RNR retries (runner only) */
 	int retry_left;			/* its transport retries (runner only) */

@@ -446,6 +446,12 @@ void soft_qp_reset_queues(struct soft_qp *qp)
 	qp->sq.count = 0;
 	qp->sq_gen++;
 	qp->head_wait = 0;
+	qp->drain_pending = 0;
+	if (!qp->sq_running) {	/* else the runner sees sq_gen and does it */
+		qp->head_started = 0;
+		qp->rnr_left = -1;
+		qp->retry_left = -1;
+	}
 	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 	flags = xqp_spin_lock_irqsave(&qp->rq.lock);
 	qp->rq.count = 0;

@@ -1315,3 +1315,49 @@ TEST_F(Traffic, ModifyQpCapIsRefused)
 	EXPECT_EQ(after.cap.max_recv_wr, before.cap.max_recv_wr);
 	EXPECT_EQ(after.qp_state, XQP_QPS_RESET);
 }
+
+/*
+ * SQD: a WQE already started (here waiting out an RNR timer) still
+ * completes, IBV_EVENT_SQ_DRAINED comes only after it, and a WQE posted in
+ * SQD waits for RTS, as the spec has SQ drain.
+ */
+TEST_F(Traffic, SqDrainedOnlyOnceTheStartedWqeCompleted)
+{
+	Events eva;
+	xqp_qp *qa = qp(a, XQP_QPT_RC, nullptr, 16, 4, 64, XQP_SIGNAL_REQ_WR, &eva);
+	xqp_qp *qb = qp(b, XQP_QPT_RC);
+	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb), true, 0xe, 7);
+	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa), true, 0xe, 7, 28);	/* RNR 164 ms */
+	xqp_sge s = a.sge(0, 32);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(qa, w), 0);		/* no receive yet: RNR, waits */
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	xqp_qp_attr m = {};
+	m.qp_state = XQP_QPS_SQD;
+	m.en_sqd_async_notify = 1;
+	ASSERT_EQ(modify(qa, m, XQP_QP_STATE | XQP_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	EXPECT_EQ(eva.count.load(), 0);		/* a WQE is outstanding */
+
+	ASSERT_EQ(post_recv(qb, 7, b.sge(0, 64)), 0);
+	auto sc = poll_n(a.scq, 1, 3000);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	for (int i = 0; i < 100 && eva.count.load() == 0; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	EXPECT_EQ(eva.count.load(), 1);
+	EXPECT_EQ(eva.last.load(), XQP_EVENT_SQ_DRAINED);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+
+	/* posted in SQD: not started until RTS */
+	ASSERT_EQ(post_recv(qb, 8, b.sge(0, 64)), 0);
+	w.wr_id = 2;
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_TRUE(poll_n(b.rcq, 1, 100).empty());
+	m = {};
+	m.qp_state = XQP_QPS_RTS;
+	ASSERT_EQ(modify(qa, m, XQP_QP_STATE), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+	EXPECT_EQ(eva.count.load(), 1);
+}
