@@ -10,7 +10,7 @@ XQP_CORE_HDRS := $(call xqp_rel,core/*.h core/util/*.h core/include/xqp/*.h)
 # The platforms the core runs on: the kernel (seam, C++ runtime, module
 # init and the C API exports) and the host (the seam for tests, benchmarks
 # and the host fuzzer).
-XQP_KERNEL_PLATFORM_SRCS := platform/kernel/cxxrt.cpp platform/kernel/seam.c \
+XQP_KERNEL_PLATFORM_SRCS := platform/kernel/cxxrt.cpp platform/kernel/seam.c platform/kernel/link_driver.c \
 	platform/kernel/exports.c platform/kernel/module.c
 XQP_HOST_PLATFORM_SRCS := platform/host/seam_host.cpp
 XQP_HOST_PLATFORM_HDRS := $(call xqp_rel,platform/host/*.h platform/host/include/xqp/*.h)

@@ -3,18 +3,22 @@
  * Links, as rxe has them: `rdma link add NAME type xqp netdev DEV` makes a
  * soft device bound to DEV (drivers/soft/link.c) whose ib_device is a RoCE
  * device on DEV; `rdma link delete NAME`, or DEV's unregistration, removes
- * it again. The xqp device keeps its char device (/dev/xqp/uverbsN), its
- * verbs and its provider, like any other; what the link adds is the
- * address: link layer Ethernet, the GIDs ib_core's RoCE GID management
- * makes from DEV's addresses (mirrored into the soft device, which routes
- * by them), the port state and MTU of DEV.
+ * it again. The soft device is made through xqp.ko's link driver
+ * (platform/kernel/link_driver.h), so xqp_soft.ko is no dependency of this
+ * module: it is pinned only while a link holds one of its devices. The xqp
+ * device keeps its char device (/dev/xqp/uverbsN), its verbs and its
+ * provider, like any other; what the link adds is the address: link layer
+ * Ethernet, the GIDs ib_core's RoCE GID management makes from DEV's
+ * addresses (mirrored into the soft device, which routes by them), the
+ * port state and MTU of DEV.
  *
- * Ownership: the link (struct xqp_link) holds DEV and the soft device; the
- * ib_device is ib_core's once registered (dealloc_driver), so every
- * removal starts by unregistering it, from wherever it comes (dellink,
- * NETDEV_UNREGISTER, module exit). Its dealloc_driver queues the link's
- * teardown (soft device, netdev reference, the link), which cannot run in
- * ib_core's unregistration: it takes the registry lock and the RTNL.
+ * Ownership: the link (struct xqp_link) holds DEV, the soft device and a
+ * reference on its driver's module; the ib_device is ib_core's once
+ * registered (dealloc_driver), so every removal starts by unregistering
+ * it, from wherever it comes (dellink, NETDEV_UNREGISTER, module exit).
+ * Its dealloc_driver queues the link's teardown (soft device, netdev
+ * reference, the link), which cannot run in ib_core's unregistration: it
+ * takes the registry lock and the RTNL.
  *
  * Locks, outermost first: xqp_links_lock (a newlink, a teardown) ->
  * the xqp registry lock -> RTNL (ib_core's registration). The netdev
@@ -32,7 +36,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include <xqp/driver.h>
-#include "soft/soft.h"
+#include "../../platform/kernel/link_driver.h"
 #include "ibdev.h"
 
 /* rxe's: what RoCE v2 headers leave of a link's MTU (RXE_MAX_HDR_LENGTH). */
@@ -40,7 +44,8 @@
 
 struct xqp_link {
 	struct list_head node;		/* on xqp_links: xqp_links_lock and _spin */
-	struct xqp_soft *soft;		/* set once newlink made it */
+	const struct xqp_link_driver *drv;	/* its module referenced */
+	void *dev;			/* the driver's device, once newlink made it */
 	struct net_device *ndev;
 	netdevice_tracker tracker;
 	struct xqp_ibdev *d;		/* NULL once ib_core frees it: _spin */
@@ -195,7 +200,8 @@ static void xqp_link_del_work(struct work_struct *work)
 	rtnl_unlock();
 	mutex_unlock(&xqp_links_lock);
 
-	xqp_soft_destroy(link->soft);	/* its files: EIO, DEVICE_FATAL */
+	link->drv->destroy(link->dev);	/* its files: EIO, DEVICE_FATAL */
+	xqp_link_driver_put(link->drv);
 	netdev_put(link->ndev, &link->tracker);
 	kfree(link);
 }
@@ -204,7 +210,7 @@ static void xqp_link_del_work(struct work_struct *work)
 static int xqp_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct xqp_link *link;
-	struct xqp_soft *soft;
+	void *dev;
 	int err;
 
 	if (is_vlan_dev(ndev)) {
@@ -225,35 +231,47 @@ static int xqp_newlink(const char *ibdev_name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto out;
 	}
+	link->drv = xqp_link_driver_get();
+	if (!link->drv) {
+		request_module("xqp_soft");
+		link->drv = xqp_link_driver_get();
+	}
+	if (!link->drv) {
+		pr_err("xqp: no driver of linked devices (xqp_soft.ko)\n");
+		err = -EOPNOTSUPP;
+		goto err_free;
+	}
 	link->ndev = ndev;
 	netdev_hold(ndev, &link->tracker, GFP_KERNEL);
 	INIT_WORK(&link->del_work, xqp_link_del_work);
 
 	xqp_link_creating = link;
-	soft = xqp_soft_create_linked(ibdev_name, ndev, link_up(ndev), link_mtu(ndev));
+	dev = link->drv->create(ibdev_name, ndev, link_up(ndev), link_mtu(ndev));
 	xqp_link_creating = NULL;
-	if (IS_ERR(soft)) {
-		err = PTR_ERR(soft);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
 		goto err_link;
 	}
 	if (!link->registered) {
 		/* the char device or the ib_device could not be made */
 		err = link->add_err ?: -ENODEV;
 		pr_err("xqp: no ib_device %s on %s: %d\n", ibdev_name, ndev->name, err);
-		xqp_soft_destroy(soft);
+		link->drv->destroy(dev);
 		goto err_link;
 	}
-	link->soft = soft;
+	link->dev = dev;
 	spin_lock(&xqp_links_spin);
 	list_add_tail(&link->node, &xqp_links);
 	spin_unlock(&xqp_links_spin);
 	/* what the netdev did while it was not listed yet */
-	xqp_soft_link_update(soft, link_up(ndev), link_mtu(ndev));
+	link->drv->update(dev, link_up(ndev), link_mtu(ndev));
 	mutex_unlock(&xqp_links_lock);
 	return 0;
 
 err_link:
 	netdev_put(ndev, &link->tracker);
+	xqp_link_driver_put(link->drv);
+err_free:
 	kfree(link);
 out:
 	mutex_unlock(&xqp_links_lock);
@@ -293,7 +311,7 @@ static int xqp_link_notify(struct notifier_block *nb, unsigned long event, void 
 	case NETDEV_CHANGE:
 	case NETDEV_CHANGEMTU:
 		/* unlinked only under the RTNL: the soft device is there */
-		xqp_soft_link_update(link->soft, link_up(ndev), link_mtu(ndev));
+		link->drv->update(link->dev, link_up(ndev), link_mtu(ndev));
 		break;
 	default:
 		break;

@@ -38,6 +38,7 @@
 #include <linux/uaccess.h>
 
 #include "soft/soft.h"
+#include "../../platform/kernel/link_driver.h"
 #include "soft/selftest.h"
 
 #define XQP_MAX_SOFT 8
@@ -237,6 +238,31 @@ static void xqp_destroy_softs(void)
 	mutex_unlock(&soft_hotplug_lock);
 }
 
+/* ---- linked devices, for xqp_ibdev's links (platform/kernel/link_driver.h) ---- */
+
+static void *soft_link_create(const char *name, struct net_device *ndev, int up,
+			      enum xqp_mtu mtu)
+{
+	return xqp_soft_create_linked(name, ndev, up, mtu);
+}
+
+static int soft_link_update(void *link_dev, int up, enum xqp_mtu mtu)
+{
+	return xqp_soft_link_update(link_dev, up, mtu);
+}
+
+static void soft_link_destroy(void *link_dev)
+{
+	xqp_soft_destroy(link_dev);
+}
+
+static const struct xqp_link_driver soft_link_driver = {
+	.owner = THIS_MODULE,
+	.create = soft_link_create,
+	.update = soft_link_update,
+	.destroy = soft_link_destroy,
+};
+
 static int __init xqp_soft_init(void)
 {
 	unsigned int i;
@@ -259,6 +285,9 @@ static int __init xqp_soft_init(void)
 		if (ret)
 			goto err_softs;
 	}
+	ret = xqp_link_driver_register(&soft_link_driver);
+	if (ret)
+		goto err_softs;
 	pr_info("xqp_soft: %u device(s)\n", soft_devices);
 	return 0;
 
@@ -269,6 +298,7 @@ err_softs:
 
 static void __exit xqp_soft_exit(void)
 {
+	xqp_link_driver_unregister(&soft_link_driver);	/* no link holds a device */
 	xqp_destroy_softs();
 }
 
