@@ -88,19 +88,9 @@ int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
 	err = soft_enter(drv, XQP_SOFT_OP_QUERY_GID);
 	if (err)
 		return err;
-	if (soft->link) {
-		unsigned long flags;
-
-		if (index < 0 || index >= SOFT_ROCE_GID_TBL_LEN)
-			return -XQP_EINVAL;
-		flags = xqp_spin_lock_irqsave(&soft->lock);
-		soft_link_gid(soft->link, index, gid);
-		xqp_spin_unlock_irqrestore(&soft->lock, flags);
-		return 0;
-	}
-	if (index < 0 || index >= SOFT_GID_TBL_LEN)
+	if (index < 0 || index >= (soft->link ? SOFT_ROCE_GID_TBL_LEN : SOFT_GID_TBL_LEN))
 		return -XQP_EINVAL;
-	soft_fabric_gid(soft, gid);
+	soft_fabric_sgid(soft, index, gid);
 	return 0;
 }
 

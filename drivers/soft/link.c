@@ -65,8 +65,8 @@ void soft_link_port(const struct soft_link *link, struct xqp_port_attr *attr)
  * Raises XQP_EVENT_PORT_ACTIVE or XQP_EVENT_PORT_ERR to the core's clients
  * when @up changed, as rxe reports its port following its netdev.
  *
- * Context: may sleep (the clients' event hooks); never under the netdev's
- * notifier chain's locks (the registry lock is taken).
+ * Context: may sleep (the clients' event hooks, under the device's clients
+ * mutex, not the registry lock: ibdev calls this under the RTNL).
  * Return: 0, or -EINVAL (not linked, an MTU out of range).
  */
 int xqp_soft_link_update(struct xqp_soft *soft, int up, enum xqp_mtu mtu)
