@@ -25,6 +25,8 @@ struct KernelMem : Allocated {
 	}
 };
 
+struct DmaMem : Allocated, xqp_mem {};
+
 void *kernel_mem_map(xqp_mem *m, u64 offset, u64 *len)
 {
 	*len = m->length - offset;
@@ -42,6 +44,24 @@ constexpr xqp_mem_ops kernel_mem_ops = {
 	.map = kernel_mem_map,
 	.unmap = kernel_mem_unmap,
 	.release = kernel_mem_release,
+};
+
+/* All of the kernel's address space, addressed by itself (xqp_get_dma_mr()). */
+void *dma_mem_map(xqp_mem *m, u64 offset, u64 *len)
+{
+	*len = m->length - offset;
+	return reinterpret_cast<void *>(static_cast<xqp_uintptr_t>(offset));
+}
+
+void dma_mem_release(xqp_mem *m)
+{
+	delete static_cast<DmaMem *>(m);
+}
+
+constexpr xqp_mem_ops dma_mem_ops = {
+	.map = dma_mem_map,
+	.unmap = kernel_mem_unmap,
+	.release = dma_mem_release,
 };
 
 bool has_data_path(const xqp_device *dev)
@@ -145,6 +165,33 @@ extern "C" struct xqp_mr *xqp_reg_kernel_mr(struct xqp_pd *pd, void *addr,
 }
 
 /**
+ * xqp_get_dma_mr - an MR of all kernel memory, as ib_get_dma_mr() (for
+ * ib_core's PDs: their local_dma_lkey). Its iova is the kernel virtual
+ * address, which is what a DMA address is on a device without DMA
+ * (ib_uses_virt_dma()).
+ * @pd: the protection domain.
+ * @access: XQP_ACCESS_LOCAL_WRITE or 0. Remote access to all of the
+ *	    kernel's memory (IB_PD_UNSAFE_GLOBAL_RKEY) is never given.
+ *
+ * Context: may sleep.
+ * Return: as xqp_reg_mr(), or ERR_PTR(-EOPNOTSUPP) for remote access.
+ */
+extern "C" struct xqp_mr *xqp_get_dma_mr(struct xqp_pd *pd, int access)
+{
+	if (access & ~XQP_ACCESS_LOCAL_WRITE)
+		return err_ptr<xqp_mr>(-XQP_EOPNOTSUPP);
+	auto *dm = new (Gfp::account()) DmaMem;
+	if (!dm)
+		return err_ptr<xqp_mr>(-XQP_ENOMEM);
+	dm->ops = &dma_mem_ops;
+	dm->length = ~0ULL;
+	xqp_mr *mr = xqp_reg_mr(pd, dm, 0, access);
+	if (xqp_is_err(mr))
+		delete dm;
+	return mr;
+}
+
+/**
  * xqp_dereg_mr - deregister an MR and release its memory.
  * @mr: the MR.
  *
@@ -184,18 +231,22 @@ extern "C" xqp_u32 xqp_mr_rkey(const struct xqp_mr *mr)
 }
 
 /**
- * xqp_create_ah - an address handle for UD sends.
+ * xqp_create_ah_flags - an address handle for UD sends.
  * @pd: the protection domain (a UD QP may use AHs of its own PD only).
  * @attr: the address: a DLID, or a DGID with is_global; the port must be
  *	  one of the device's.
+ * @flags: XQP_AH_NO_SLEEP: for a caller that may not sleep (ib_core's
+ *	   rdma_create_ah() without RDMA_CREATE_AH_SLEEPABLE). Such an AH
+ *	   is not on the device's lists: not in `xqp res`, and not destroyed
+ *	   by the device's unregistration; its creator destroys it first.
  *
- * Context: may sleep.
- * Return: the AH, or ERR_PTR(-EINVAL for a bad port, -EIO, -EOPNOTSUPP
- * for a device without a data path, -ENOMEM: no memory, or the device's
- * max_ah AHs exist).
+ * Context: may sleep, unless XQP_AH_NO_SLEEP.
+ * Return: the AH, or ERR_PTR(-EINVAL for a bad port or flag, -EIO,
+ * -EOPNOTSUPP for a device without a data path, -ENOMEM: no memory, or
+ * the device's max_ah AHs exist).
  */
-extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
-					const struct xqp_ah_attr *attr)
+extern "C" struct xqp_ah *xqp_create_ah_flags(struct xqp_pd *pd,
+					      const struct xqp_ah_attr *attr, int flags)
 {
 	xqp_device *dev = pd->t.dev;
 
@@ -203,13 +254,15 @@ extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
 		return err_ptr<xqp_ah>(-XQP_EIO);
 	if (!has_data_path(dev))
 		return err_ptr<xqp_ah>(-XQP_EOPNOTSUPP);
-	if (attr->port_num < 1 || attr->port_num > dev->phys_port_cnt)
+	if (attr->port_num < 1 || attr->port_num > dev->phys_port_cnt ||
+	    (flags & ~XQP_AH_NO_SLEEP))
 		return err_ptr<xqp_ah>(-XQP_EINVAL);
 	if (dev->ah_count.inc() > dev->max_ah) {
 		dev->ah_count.dec();
 		return err_ptr<xqp_ah>(-XQP_ENOMEM);
 	}
-	auto *ah = new (Gfp::account()) xqp_ah;
+	bool listed = !(flags & XQP_AH_NO_SLEEP);
+	auto *ah = new (listed ? Gfp::account() : Gfp::atomic()) xqp_ah;
 	if (!ah) {
 		dev->ah_count.dec();
 		return err_ptr<xqp_ah>(-XQP_ENOMEM);
@@ -217,24 +270,33 @@ extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
 	ah->dev = dev;
 	ah->pd = pd;
 	ah->attr = *attr;
+	ah->listed = listed;
 	pd->usecnt.inc();
 	dev->get();
-	dev->track(&ah->dev_node, &xqp_device_objects::ahs);
+	if (listed)
+		dev->track(&ah->dev_node, &xqp_device_objects::ahs);
 	return ah;
+}
+
+extern "C" struct xqp_ah *xqp_create_ah(struct xqp_pd *pd,
+					const struct xqp_ah_attr *attr)
+{
+	return xqp_create_ah_flags(pd, attr, 0);
 }
 
 /**
  * xqp_destroy_ah - destroy an address handle.
  * @ah: the AH; UD WRs already posted with it are not affected.
  *
- * Context: may sleep.
+ * Context: may sleep; one made with XQP_AH_NO_SLEEP: any.
  * Return: 0.
  */
 extern "C" int xqp_destroy_ah(struct xqp_ah *ah)
 {
 	xqp_device *dev = ah->dev;
 
-	dev->untrack(&ah->dev_node);
+	if (ah->listed)
+		dev->untrack(&ah->dev_node);
 	ah->pd->usecnt.dec();
 	delete ah;
 	dev->ah_count.dec();

@@ -153,7 +153,8 @@ struct xqp_ah : xqp::Allocated, xqp::Pinned {
 	xqp_device *dev;
 	xqp_pd *pd;
 	xqp_ah_attr attr;
-	xqp::ListNode dev_node;
+	xqp::ListNode dev_node;	/* unless made with XQP_AH_NO_SLEEP */
+	bool listed;
 };
 
 namespace xqp {

@@ -26,6 +26,7 @@ void xqp::qp_uses_put(RealQp *qp)
 static bool known_type(const xqp_qp_type *type)
 {
 	switch (enum_int(type)) {
+	case XQP_QPT_GSI:
 	case XQP_QPT_RC:
 	case XQP_QPT_UC:
 	case XQP_QPT_UD:

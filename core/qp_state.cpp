@@ -3,7 +3,8 @@
  * The IB spec's QP state transition table (IBA 1.x, section 10.3 / 11.2.4.1)
  * and xqp_modify_qp_is_ok(), with the semantics of Linux 6.12's
  * ib_modify_qp_is_ok() for the QP types xqp knows: RC, UC, UD, XRC_INI and
- * XRC_TGT. Any other type value is never valid.
+ * XRC_TGT, and GSI, whose rows are UD's (as Linux's table has them). Any
+ * other type value is never valid.
  *
  * The table is built at compile time: no static constructor runs for it.
  */
@@ -20,6 +21,7 @@ struct TypeMasks {
 	int ud = 0;
 	int xrc_ini = 0;
 	int xrc_tgt = 0;
+	int gsi = 0;	/* UD's without XQP_QP_PORT: build_table() */
 
 	/* The mask for @type; nullptr for a type outside the table. */
 	constexpr const int *of(enum xqp_qp_type type) const
@@ -31,6 +33,8 @@ struct TypeMasks {
 			return &uc;
 		case XQP_QPT_UD:
 			return &ud;
+		case XQP_QPT_GSI:
+			return &gsi;
 		case XQP_QPT_XRC_INI:
 			return &xrc_ini;
 		case XQP_QPT_XRC_TGT:
@@ -160,6 +164,14 @@ constexpr StateTable build_table()
 			 .ud = kUdToRtsOpt },
 	};
 
+	/* GSI (QP1): UD's rows less the port, which a special QP has for good */
+	for (int cur = XQP_QPS_RESET; cur <= XQP_QPS_ERR; cur++) {
+		for (int next = XQP_QPS_RESET; next <= XQP_QPS_ERR; next++) {
+			Transition &t = s.t[cur][next];
+			t.req.gsi = t.req.ud & ~XQP_QP_PORT;
+			t.opt.gsi = t.opt.ud & ~XQP_QP_PORT;
+		}
+	}
 	return s;
 }
 
@@ -175,6 +187,9 @@ static_assert(qp_state_table.t[XQP_QPS_SQD][XQP_QPS_RTS].opt.xrc_tgt ==
 	      (XQP_QP_CUR_STATE | XQP_QP_ALT_PATH | XQP_QP_ACCESS_FLAGS |
 	       XQP_QP_MIN_RNR_TIMER | XQP_QP_PATH_MIG_STATE));
 static_assert(qp_state_table.t[XQP_QPS_SQE][XQP_QPS_RTS].opt.rc == 0);
+static_assert(qp_state_table.t[XQP_QPS_RESET][XQP_QPS_INIT].req.gsi ==
+	      (XQP_QP_PKEY_INDEX | XQP_QP_QKEY));
+static_assert(qp_state_table.t[XQP_QPS_RTR][XQP_QPS_RTS].req.gsi == XQP_QP_SQ_PSN);
 
 } // namespace
 

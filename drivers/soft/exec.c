@@ -75,6 +75,8 @@ static int soft_types_match(enum xqp_qp_type req, enum xqp_qp_type resp)
 {
 	if (req == XQP_QPT_XRC_INI)
 		return resp == XQP_QPT_XRC_TGT;
+	if (soft_is_ud(req))
+		return soft_is_ud(resp);	/* a UD QP may send to QP1, and back */
 	return req == resp;
 }
 
@@ -274,7 +276,7 @@ static void soft_recv_complete(struct soft_xfer *x, int status, int opcode,
 		.qp_num = x->dst->qp_num,
 		.src_qp = x->qp->qp_num,
 		.wc_flags = (imm ? XQP_WC_WITH_IMM : 0) |
-			    (x->dst->type == XQP_QPT_UD && x->av->is_global ? XQP_WC_GRH : 0),
+			    (soft_is_ud(x->dst->type) && x->av->is_global ? XQP_WC_GRH : 0),
 		.slid = x->qp->obj.soft->link ? 0 : x->qp->obj.soft->lid,	/* RoCE: none */
 		.sl = x->av->sl,
 		.port_num = 1,
@@ -361,7 +363,7 @@ static void soft_do_send(struct soft_xfer *x)
 	struct xqp_soft *rsoft = x->dst->obj.soft;
 	struct soft_rwqe *r = x->qp->rscratch;
 	struct soft_seg *rseg = x->qp->rseg;
-	xqp_u32 grh = x->dst->type == XQP_QPT_UD ? SOFT_GRH_SIZE : 0;
+	xqp_u32 grh = soft_is_ud(x->dst->type) ? SOFT_GRH_SIZE : 0;
 	xqp_u64 room;
 
 	if (!soft_take(x))
@@ -525,7 +527,7 @@ static int soft_local(struct soft_qp *qp, struct soft_swqe *w, xqp_u32 *nl)
  */
 static int soft_from_peer(const struct soft_xfer *x)
 {
-	if (x->qp->type == XQP_QPT_UD)
+	if (soft_is_ud(x->qp->type))
 		return 1;
 	return x->ra.dest_qp_num == x->qp->qp_num &&
 	       soft_fabric_reaches(&x->ra.av, x->qp->obj.soft);
@@ -542,7 +544,7 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 	int st;
 
 	res->byte_len = w->length;
-	if (qp->type == XQP_QPT_UD) {
+	if (soft_is_ud(qp->type)) {
 		av = w->ud_av;
 		dqpn = w->ud_qpn;
 		if (w->length > SOFT_UD_MTU) {
@@ -580,7 +582,7 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 			soft_fail(&x, XQP_WC_SUCCESS);
 		goto out;
 	}
-	if (qp->type == XQP_QPT_UD) {
+	if (soft_is_ud(qp->type)) {
 		flags = xqp_spin_lock_irqsave(&qp->lock);
 		qkey = qp->attr.qkey;
 		xqp_spin_unlock_irqrestore(&qp->lock, flags);

@@ -136,6 +136,31 @@ found:
 	return 0;
 }
 
+/*
+ * Maps exactly @num (below tab->first: a reserved number, like QP1) to
+ * @obj. Caller holds soft->lock.
+ *
+ * Return: 0; -EAGAIN if a spare leaf is needed; -EBUSY if @num is taken.
+ */
+static int soft_numtab_claim(struct soft_numtab *tab, void *obj, xqp_u32 num)
+{
+	xqp_u32 li = num >> SOFT_LEAF_SHIFT;
+	struct soft_leaf *leaf = tab->leaf[li];
+
+	if (!leaf) {
+		if (!tab->spare)
+			return -XQP_EAGAIN;
+		leaf = tab->spare;
+		tab->spare = NULL;
+		tab->leaf[li] = leaf;
+	}
+	if (leaf->slot[num & SOFT_LEAF_MASK])
+		return -XQP_EBUSY;
+	leaf->slot[num & SOFT_LEAF_MASK] = obj;
+	tab->used[li]++;
+	return 0;
+}
+
 void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num)
 {
 	struct soft_leaf *leaf;
@@ -170,10 +195,12 @@ static struct soft_leaf *soft_numtab_remove(struct soft_numtab *tab, xqp_u32 num
 
 /*
  * Counts a new object of a kind limited to @max and gives it a number in
- * @tab. Allocates a leaf (outside the lock) when the table needs one.
+ * @tab: the next free one, or with @fixed exactly *@num. Allocates a leaf
+ * (outside the lock) when the table needs one.
  */
-int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
-		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num)
+static int soft_numtab_add(struct xqp_soft *soft, struct soft_numtab *tab,
+			   xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num,
+			   int fixed)
 {
 	struct soft_leaf *leaf = NULL;
 	unsigned long flags;
@@ -187,6 +214,8 @@ int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 		}
 		if (*count >= max)
 			err = -XQP_ENOMEM;
+		else if (fixed)
+			err = soft_numtab_claim(tab, obj, *num);
 		else
 			err = soft_numtab_alloc(tab, obj, num);
 		if (!err)
@@ -204,6 +233,19 @@ int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 	if (leaf)
 		xqp_free(leaf);
 	return err;
+}
+
+int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
+		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num)
+{
+	return soft_numtab_add(soft, tab, count, max, obj, num, 0);
+}
+
+/* As soft_numtab_insert(), for the reserved number @num: -EBUSY if taken. */
+int soft_numtab_insert_at(struct xqp_soft *soft, struct soft_numtab *tab,
+			  xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 num)
+{
+	return soft_numtab_add(soft, tab, count, max, obj, &num, 1);
 }
 
 void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,

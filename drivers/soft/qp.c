@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xqp_soft: QPs: create with granted capabilities, state changes validated
+ * xqp_soft: QPs: create with granted capabilities (a GSI QP, for the
+ * kernel's MAD layer, is number 1 and otherwise UD), state changes validated
  * with the IB spec table (rules/qp_attr.h), attributes kept and queried,
  * destroy that waits out events and remote requesters. Each QP's own lock
  * protects its state and attributes.
@@ -21,8 +22,11 @@ int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	err = soft_enter(soft, XQP_SOFT_OP_CREATE_QP);
 	if (err)
 		return err;
-	if (!XQP_RULES_QP_TYPE_OK(XQP_QPT_, req->qp_type) || req->create_flags)
+	if ((!XQP_RULES_QP_TYPE_OK(XQP_QPT_, req->qp_type) && req->qp_type != XQP_QPT_GSI) ||
+	    req->create_flags)
 		return -XQP_EOPNOTSUPP;
+	if (req->qp_type == XQP_QPT_GSI && req->port_num != 1)
+		return -XQP_EINVAL;
 	err = XQP_RULES_GRANT_QP_CAP(&soft->lim, &cap, !!req->srq);
 	if (err)
 		return err;
@@ -50,8 +54,15 @@ int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	if (err)
 		goto err_free;
 
-	err = soft_numtab_insert(soft, &soft->qpns, &soft->counts.qp,
-			      soft->lim.max_qp, qp, &qpn);
+	if (qp->type == XQP_QPT_GSI) {
+		/* one per port: a second is EBUSY */
+		qpn = SOFT_GSI_QPN;
+		err = soft_numtab_insert_at(soft, &soft->qpns, &soft->counts.qp,
+					    soft->lim.max_qp, qp, qpn);
+	} else {
+		err = soft_numtab_insert(soft, &soft->qpns, &soft->counts.qp,
+					 soft->lim.max_qp, qp, &qpn);
+	}
 	if (err)
 		goto err_queues;
 	qp->qp_num = qpn;

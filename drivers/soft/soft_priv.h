@@ -34,6 +34,15 @@
 #define SOFT_MAX_NODES		64		/* devices on the subnet */
 #define SOFT_ROCE_GID_TBL_LEN	XQP_RULES_ROCE_GID_TBL_LEN	/* a linked device's */
 
+/* The GSI QP's number (IBA 3.5.6.2: QP1 of each port; one port here). */
+#define SOFT_GSI_QPN		1U
+
+/* Datagram QPs: UD, and GSI (QP1), which is UD with a fixed number. */
+static inline int soft_is_ud(enum xqp_qp_type t)
+{
+	return t == XQP_QPT_UD || t == XQP_QPT_GSI;
+}
+
 static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
 {
 	return a < b ? a : b;
@@ -249,6 +258,8 @@ int soft_numtab_init(struct soft_numtab *tab, xqp_u32 first);
 void soft_numtab_free(struct soft_numtab *tab);
 int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num);
+int soft_numtab_insert_at(struct xqp_soft *soft, struct soft_numtab *tab,
+			  xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 num);
 void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
 			xqp_u32 *count, xqp_u32 num);
 void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num);

@@ -139,7 +139,7 @@ static int soft_opcode_check(enum xqp_qp_type type, int opcode)
 		return 0;
 	case XQP_WR_RDMA_WRITE:
 	case XQP_WR_RDMA_WRITE_WITH_IMM:
-		return type != XQP_QPT_UD ? 0 : -XQP_EINVAL;
+		return !soft_is_ud(type) ? 0 : -XQP_EINVAL;
 	case XQP_WR_RDMA_READ:
 	case XQP_WR_ATOMIC_CMP_AND_SWP:
 	case XQP_WR_ATOMIC_FETCH_AND_ADD:
@@ -218,7 +218,7 @@ static int soft_swqe_fill(struct soft_qp *qp, struct soft_swqe *w,
 		w->compare_add = wr->wr.atomic.compare_add;
 		w->swap = wr->wr.atomic.swap;
 		w->rkey = wr->wr.atomic.rkey;
-	} else if (qp->type == XQP_QPT_UD) {
+	} else if (soft_is_ud(qp->type)) {
 		if (!wr->wr.ud.ah || xqp_ah_drv_pd(wr->wr.ud.ah) != qp->pd)
 			return -XQP_EINVAL;
 		w->ud_av = *xqp_ah_get_attr(wr->wr.ud.ah);

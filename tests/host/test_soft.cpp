@@ -496,8 +496,10 @@ TEST_F(Soft, QpTypesAndFlags)
 		destroy(q);
 	}
 	Qp bad;
-	for (int t : { 0, 1, 5, 8, 11 })
+	for (int t : { 0, 5, 8, 11 })
 		EXPECT_EQ(create_qp(static_cast<xqp_qp_type>(t), {}, &bad), -XQP_EOPNOTSUPP) << t;
+	/* GSI: QP1 of port 1, the only port (KernelClients.* make them) */
+	EXPECT_EQ(create_qp(XQP_QPT_GSI, {}, &bad), -XQP_EINVAL);
 	EXPECT_EQ(create_qp(XQP_QPT_RC, {}, &bad, nullptr, 1), -XQP_EOPNOTSUPP);
 	EXPECT_EQ(counts().qp, 0u);
 }

@@ -211,4 +211,106 @@ inline int post_send(xqp_qp *qp, xqp_send_wr &wr)
 	return xqp_post_send(qp, &wr, &bad);
 }
 
+/* Two soft devices a and b, a node on each; QPs and SRQs made here go at TearDown. */
+class Traffic : public Core {
+protected:
+	void SetUp() override
+	{
+		Core::SetUp();
+		soft2_ = xqp_soft_create("xqp_soft_test2", nullptr);
+		ASSERT_FALSE(xqp_is_err(soft2_));
+		a.init(dev());
+		b.init(xqp_soft_device(soft2_));
+	}
+	void TearDown() override
+	{
+		for (xqp_qp *qp : qps_)
+			EXPECT_EQ(xqp_destroy_qp(qp), 0);
+		for (xqp_srq *s : srqs_)
+			EXPECT_EQ(xqp_destroy_srq(s), 0);
+		a.fini();
+		b.fini();
+		for (xqp_xrcd *x : xrcds_)
+			EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+		xqp_work_flush_all();
+		xqp_soft_destroy(soft2_);
+		Core::TearDown();
+	}
+	xqp_u16 lid(Node &n) { return xqp_soft_lid(&n == &a ? soft_ : soft2_); }
+
+	xqp_qp *qp(Node &n, xqp_qp_type type, xqp_srq *srq = nullptr, u32 wr = 16,
+		   u32 sge = 4, u32 inl = 64, xqp_sig_type sig = XQP_SIGNAL_REQ_WR,
+		   Events *ev = nullptr)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = type;
+		init.send_cq = n.scq;
+		init.recv_cq = n.rcq;
+		init.srq = srq;
+		init.cap.max_send_wr = wr;
+		init.cap.max_recv_wr = srq ? 0 : wr;
+		init.cap.max_send_sge = sge;
+		init.cap.max_recv_sge = srq ? 0 : sge;
+		init.cap.max_inline_data = inl;
+		init.sq_sig_type = sig;
+		init.event_handler = ev ? Events::on : nullptr;
+		init.qp_context = ev;
+		xqp_qp *q = xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
+		EXPECT_FALSE(xqp_is_err(q)) << xqp_ptr_err(q);
+		if (!xqp_is_err(q))
+			qps_.push_back(q);
+		return q;
+	}
+	/* An RC (or UC) pair a -> b, both RTS. */
+	void pair(xqp_qp_type type, xqp_qp **qa, xqp_qp **qb, xqp_u8 rnr_retry = 7,
+		  u32 access = 0xe, Events *evb = nullptr)
+	{
+		*qa = qp(a, type);
+		*qb = qp(b, type, nullptr, 16, 4, 64, XQP_SIGNAL_REQ_WR, evb);
+		connect_qp(*qa, type, lid(b), xqp_qp_num(*qb), true, 0xe, rnr_retry);
+		connect_qp(*qb, type, lid(a), xqp_qp_num(*qa), true, access, rnr_retry);
+	}
+	/* An SRQ on b's PD (@si's other fields as given), destroyed at TearDown. */
+	xqp_srq *make_srq(u32 max_wr, u32 max_sge, xqp_srq_init_attr si = {})
+	{
+		si.attr.max_wr = max_wr;
+		si.attr.max_sge = max_sge;
+		xqp_srq *s = xqp_create_srq(b.pd, &si);
+		EXPECT_FALSE(xqp_is_err(s)) << xqp_ptr_err(s);
+		if (!xqp_is_err(s))
+			srqs_.push_back(s);
+		return s;
+	}
+	void forget(xqp_qp *q)
+	{
+		for (auto it = qps_.begin(); it != qps_.end(); ++it)
+			if (*it == q) {
+				qps_.erase(it);
+				return;
+			}
+	}
+	static xqp_send_wr wr(xqp_wr_opcode op, xqp_sge *s, int n, xqp_u64 id = 1,
+			      int flags = XQP_SEND_SIGNALED)
+	{
+		xqp_send_wr w = {};
+		w.wr_id = id;
+		w.opcode = op;
+		w.sg_list = s;
+		w.num_sge = n;
+		w.send_flags = flags;
+		return w;
+	}
+	void fill(Node &n, size_t off, size_t len, char base)
+	{
+		for (size_t i = 0; i < len; i++)
+			n.buf[off + i] = static_cast<char>(base + i);
+	}
+
+	xqp_soft *soft2_ = nullptr;
+	Node a, b;
+	std::vector<xqp_qp *> qps_;
+	std::vector<xqp_srq *> srqs_;
+	std::vector<xqp_xrcd *> xrcds_;
+};
+
 #endif

@@ -28,8 +28,13 @@ struct xqp_mr;
 struct xqp_ah;
 struct xqp_mem;		/* the memory an MR covers (xqp/driver.h) */
 
-/* Same values as enum ib_qp_type. */
+/*
+ * Same values as enum ib_qp_type. GSI is QP1 of a port, for kernel callers
+ * (ib_core's MAD layer on a linked device's ib_device): UD semantics, one
+ * per port; uverbs never creates one (as Linux's, EINVAL).
+ */
 enum xqp_qp_type {
+	XQP_QPT_GSI = 1,
 	XQP_QPT_RC = 2,
 	XQP_QPT_UC = 3,
 	XQP_QPT_UD = 4,
@@ -579,6 +584,7 @@ struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
 			  xqp_u64 iova, int access);
 struct xqp_mr *xqp_reg_kernel_mr(struct xqp_pd *pd, void *addr, xqp_u64 length,
 				 int access);
+struct xqp_mr *xqp_get_dma_mr(struct xqp_pd *pd, int access);
 int xqp_dereg_mr(struct xqp_mr *mr);
 xqp_u32 xqp_mr_lkey(const struct xqp_mr *mr);
 xqp_u32 xqp_mr_rkey(const struct xqp_mr *mr);
@@ -587,6 +593,9 @@ int xqp_check_mr_access(int access);
 
 /* ---- address handles (UD) ------------------------------------------------ */
 struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, const struct xqp_ah_attr *attr);
+#define XQP_AH_NO_SLEEP	1	/* xqp_create_ah_flags(): any context */
+struct xqp_ah *xqp_create_ah_flags(struct xqp_pd *pd, const struct xqp_ah_attr *attr,
+				   int flags);
 int xqp_destroy_ah(struct xqp_ah *ah);
 const struct xqp_ah_attr *xqp_ah_get_attr(const struct xqp_ah *ah);
 
