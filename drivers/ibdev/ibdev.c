@@ -213,6 +213,7 @@ struct xqp_ibdev *xqp_ibdev_alloc(struct xqp_device *xdev)
 	if (!d)
 		return ERR_PTR(-ENOMEM);
 	d->xdev = xdev;
+	xa_init(&d->kqps);
 	d->parent = xqp_uverbs_get_device(xdev);
 	if (!d->parent) {
 		ib_dealloc_device(&d->ibdev);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xqp_ibdev.ko's two files: ibdev.c registers an ib_device for every xqp
+ * xqp_ibdev.ko's files: ibdev.c registers an ib_device for every xqp
  * device (the discovery face libibverbs lists); link.c makes linked
  * devices, `rdma link add NAME type xqp netdev DEV`, whose ib_device is a
- * RoCE device on that netdev and is owned by ib_core (dealloc_driver).
+ * RoCE device on that netdev and is owned by ib_core (dealloc_driver);
+ * kverbs.c gives a linked device's ib_device kernel verbs (rdma_cm).
  */
 #ifndef XQP_IBDEV_H
 #define XQP_IBDEV_H
 
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include <xqp/verbs.h>
@@ -19,6 +21,7 @@ struct xqp_ibdev {
 	struct xqp_device *xdev;
 	struct device *parent;		/* the char device, referenced */
 	struct xqp_link *link;		/* a linked device's link, else NULL */
+	struct xarray kqps;		/* kernel QPs by number (kverbs.c) */
 	bool registered;		/* ib_register_device() succeeded */
 };
 
@@ -37,6 +40,8 @@ int xqp_ibdev_register(struct xqp_ibdev *d);
 /* link.c: the client's hooks for linked devices. */
 void *xqp_link_add(struct xqp_device *xdev);
 void xqp_link_event(struct xqp_link *link, struct xqp_event *ev);
+/* kverbs.c: kernel verbs, which a linked device's ib_device has. */
+extern const struct ib_device_ops xqp_kverbs_ops;
 /* link.c: the ib_device ops only a linked device has. */
 extern const struct ib_device_ops xqp_link_ops;
 int xqp_link_init(void);

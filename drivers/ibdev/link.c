@@ -144,6 +144,7 @@ void *xqp_link_add(struct xqp_device *xdev)
 	}
 	d->link = link;
 	ib_set_device_ops(&d->ibdev, &xqp_link_ops);
+	ib_set_device_ops(&d->ibdev, &xqp_kverbs_ops);
 	err = ib_device_set_netdev(&d->ibdev, link->ndev, 1);
 	if (!err) {
 		spin_lock(&xqp_links_spin);
