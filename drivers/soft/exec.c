@@ -18,8 +18,13 @@
  * A message is executed exactly once, in posting order, so RC, UC and XRC
  * messages between two QPs arrive in order; fences hold trivially.
  *
- * There are no packets: no PSNs, no MTU segmentation (a UD message is
- * limited to the port MTU). docs/datapath.md lists the outcomes.
+ * There are no packets, but the PSNs a connected QP would give them are
+ * kept and honoured (soft_psn_check()): a message takes as many PSNs as it
+ * would have packets at the path MTU, the requester's sq_psn against the
+ * responder's rq_psn decide whether it is new, a duplicate (re-ACKed; a
+ * READ re-executed) or beyond a gap (NAKed: retransmitted, retry_cnt
+ * times). A UD message is limited to the port MTU. docs/datapath.md lists
+ * the outcomes.
  */
 #include "soft_priv.h"
 
@@ -39,6 +44,7 @@ struct soft_resp_attr {
 	xqp_u32 access;
 	xqp_u32 qkey;
 	xqp_u8 min_rnr_timer;
+	xqp_u8 max_dest_rd_atomic;	/* 0: no READ or atomic taken */
 	xqp_u32 dest_qp_num;		/* a connected responder's peer */
 	struct xqp_ah_attr av;		/* and the path to it */
 };
@@ -49,6 +55,7 @@ struct soft_result {
 	int status;			/* enum xqp_wc_status */
 	xqp_u32 byte_len;
 	xqp_u8 rnr_timer;		/* with SOFT_EXEC_RNR */
+	xqp_u32 npsn;			/* the PSNs it took, when done well */
 };
 
 static void soft_sq_work(struct xqp_work *work);
@@ -99,6 +106,7 @@ static void soft_resp_attr(struct soft_qp *qp, struct soft_resp_attr *ra)
 	ra->access = qp->attr.qp_access_flags;
 	ra->qkey = qp->attr.qkey;
 	ra->min_rnr_timer = qp->attr.min_rnr_timer;
+	ra->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
 	ra->dest_qp_num = qp->attr.dest_qp_num;
 	ra->av = qp->attr.ah_attr;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
@@ -229,6 +237,8 @@ struct soft_xfer {
 	struct soft_resp_attr ra;
 	const struct xqp_ah_attr *av;
 	struct soft_result *res;
+	xqp_u32 psn;			/* connected: the message's first PSN */
+	xqp_u32 npsn;			/* and how many it takes */
 };
 
 static void soft_fail(struct soft_xfer *x, int status)
@@ -480,6 +490,11 @@ static void soft_respond(struct soft_xfer *x)
 {
 	if (!soft_resp_route(x))
 		return;
+	if (soft_is_rd_atomic(x->w->opcode) && !x->ra.max_dest_rd_atomic) {
+		/* rxe's check_resource(): NAK invalid request, the responder errs */
+		soft_resp_error(x, XQP_EVENT_QP_REQ_ERR, XQP_WC_REM_INV_REQ_ERR);
+		return;
+	}
 	switch (x->w->opcode) {
 	case XQP_WR_SEND:
 	case XQP_WR_SEND_WITH_IMM:
@@ -533,6 +548,87 @@ static int soft_from_peer(const struct soft_xfer *x)
 	       soft_fabric_reaches(&x->ra.av, x->qp->obj.soft);
 }
 
+/* The path MTU's bytes (enum xqp_mtu: 256 << (mtu - 1)); 4096 if unset. */
+static xqp_u32 soft_mtu_bytes(xqp_u32 mtu)
+{
+	return mtu >= XQP_MTU_256 && mtu <= XQP_MTU_4096 ? 128U << mtu : 4096;
+}
+
+/* The PSNs @w takes: its packets at @mtu (a READ: its response's), 1 at least. */
+static xqp_u32 soft_wqe_psns(const struct soft_swqe *w, xqp_u32 mtu)
+{
+	xqp_u32 bytes = soft_mtu_bytes(mtu);
+
+	if (w->opcode == XQP_WR_ATOMIC_CMP_AND_SWP || w->opcode == XQP_WR_ATOMIC_FETCH_AND_ADD ||
+	    !w->length)
+		return 1;
+	return (xqp_u32)(((xqp_u64)w->length + bytes - 1) / bytes);
+}
+
+enum soft_psn { SOFT_PSN_NEW, SOFT_PSN_DUP, SOFT_PSN_GAP };
+
+/*
+ * The message's first PSN against what the responder expects (IBA 9.7.4:
+ * within half the 24-bit space behind it, a duplicate; else ahead, a gap).
+ * A UC responder takes a first packet whatever its PSN and resynchronises
+ * (IBA 9.7.4.1.2): for it every message is new.
+ */
+static enum soft_psn soft_psn_check(struct soft_xfer *x)
+{
+	struct soft_qp *dst = x->dst;
+	unsigned long flags;
+	xqp_u32 diff;
+
+	flags = xqp_spin_lock_irqsave(&dst->lock);
+	if (dst->type == XQP_QPT_UC)
+		dst->attr.rq_psn = x->psn;
+	diff = (x->psn - dst->attr.rq_psn) & SOFT_NUM_MASK;
+	xqp_spin_unlock_irqrestore(&dst->lock, flags);
+	if (!diff)
+		return SOFT_PSN_NEW;
+	return diff & 0x800000 ? SOFT_PSN_DUP : SOFT_PSN_GAP;
+}
+
+/* The responder took the message: it expects the PSN after it. */
+static void soft_psn_accepted(struct soft_xfer *x)
+{
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&x->dst->lock);
+	x->dst->attr.rq_psn = (x->psn + x->npsn) & SOFT_NUM_MASK;
+	xqp_spin_unlock_irqrestore(&x->dst->lock, flags);
+}
+
+/*
+ * A connected message, by its PSN: a new one executes (and moves the
+ * responder's PSN on once it is taken); a duplicate SEND or WRITE is
+ * ACKed again without executing, a duplicate READ re-executed, a duplicate
+ * atomic, with no saved result here, dropped (rxe's answer when it has
+ * none), so it is retransmitted; beyond a gap, a PSN sequence error NAK:
+ * retransmitted, retry_cnt times (rxe's requester counts it so).
+ */
+static void soft_respond_in_sequence(struct soft_xfer *x)
+{
+	switch (soft_psn_check(x)) {
+	case SOFT_PSN_NEW:
+		soft_respond(x);
+		if (x->res->exec == SOFT_EXEC_DONE && x->res->status == XQP_WC_SUCCESS)
+			soft_psn_accepted(x);
+		return;
+	case SOFT_PSN_DUP:
+		if (x->w->opcode == XQP_WR_RDMA_READ)
+			soft_respond(x);
+		else if (soft_is_atomic(x->w->opcode))
+			x->res->exec = SOFT_EXEC_RETRY;
+		else
+			soft_fail(x, XQP_WC_SUCCESS);
+		return;
+	case SOFT_PSN_GAP:
+		x->res->exec = SOFT_EXEC_RETRY;
+		return;
+	}
+}
+
 /* Executes @w (a copy of the SQ's head) and says what became of it. */
 static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 			 struct soft_result *res)
@@ -541,7 +637,7 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 	struct xqp_ah_attr av;
 	xqp_u32 dqpn, qkey;
 	unsigned long flags;
-	int st;
+	int st, rd_credit;
 
 	res->byte_len = w->length;
 	if (soft_is_ud(qp->type)) {
@@ -555,8 +651,17 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 		flags = xqp_spin_lock_irqsave(&qp->lock);
 		av = qp->attr.ah_attr;
 		dqpn = qp->attr.dest_qp_num;
+		x.psn = qp->attr.sq_psn;
+		x.npsn = soft_wqe_psns(w, qp->attr.path_mtu);
+		rd_credit = qp->attr.max_rd_atomic;
 		xqp_spin_unlock_irqrestore(&qp->lock, flags);
+		if (soft_is_rd_atomic(w->opcode) && !rd_credit) {
+			/* rxe's requester: no READ or atomic without a credit */
+			res->exec = SOFT_EXEC_STALL;
+			return;
+		}
 	}
+	res->npsn = x.npsn ? x.npsn : 1;
 	x.av = &av;
 	st = soft_local(qp, w, &x.nl);
 	if (st != XQP_WC_SUCCESS) {
@@ -588,12 +693,13 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 		xqp_spin_unlock_irqrestore(&qp->lock, flags);
 		if (!(w->ud_qkey & SOFT_QKEY_PRIV))
 			qkey = w->ud_qkey;
-		if (qkey != x.ra.qkey) {
+		if (qkey != x.ra.qkey)
 			soft_fail(&x, XQP_WC_SUCCESS);	/* dropped by the responder */
-			goto out;
-		}
+		else
+			soft_respond(&x);
+		goto out;
 	}
-	soft_respond(&x);
+	soft_respond_in_sequence(&x);
 out:
 	if (x.xsrq)
 		soft_refs_put(&x.xsrq->refs);
@@ -689,6 +795,16 @@ static int soft_head_wait(struct soft_qp *qp, struct soft_result *res, xqp_u32 *
 	return 1;
 }
 
+/* The requester's next PSN, after a message that took @n. */
+static void soft_psn_sent(struct soft_qp *qp, xqp_u32 n)
+{
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	qp->attr.sq_psn = (qp->attr.sq_psn + n) & SOFT_NUM_MASK;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+}
+
 /* Executes or flushes the head; no lock held. */
 static void soft_run_one(struct soft_qp *qp, int state, struct soft_result *res)
 {
@@ -732,8 +848,10 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);
 
 		soft_run_one(qp, state, &res);
-		if (res.exec != SOFT_EXEC_DONE)
+		if (res.exec == SOFT_EXEC_RNR || res.exec == SOFT_EXEC_RETRY)
 			soft_head_wait(qp, &res, &delay_us);
+		if (res.exec == SOFT_EXEC_DONE && res.status == XQP_WC_SUCCESS)
+			soft_psn_sent(qp, res.npsn);
 
 		flags = xqp_spin_lock_irqsave(&sq->lock);
 		if (gen != qp->sq_gen) {	/* RESET meanwhile: the WQE is gone */
@@ -742,6 +860,8 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 			qp->head_started = 0;
 			continue;
 		}
+		if (res.exec == SOFT_EXEC_STALL)
+			break;	/* not started: a post or modify to RTS tries again */
 		if (res.exec != SOFT_EXEC_DONE) {
 			qp->head_wait = 1;
 			qp->head_started = 1;

@@ -43,6 +43,17 @@ static inline int soft_is_ud(enum xqp_qp_type t)
 	return t == XQP_QPT_UD || t == XQP_QPT_GSI;
 }
 
+static inline int soft_is_atomic(xqp_u32 opcode)
+{
+	return opcode == XQP_WR_ATOMIC_CMP_AND_SWP || opcode == XQP_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* What takes a responder resource (max_dest_rd_atomic) and a requester's credit. */
+static inline int soft_is_rd_atomic(xqp_u32 opcode)
+{
+	return opcode == XQP_WR_RDMA_READ || soft_is_atomic(opcode);
+}
+
 static inline xqp_u32 soft_min(xqp_u32 a, xqp_u32 b)
 {
 	return a < b ? a : b;
@@ -214,6 +225,7 @@ enum soft_exec {
 	SOFT_EXEC_DONE,			/* completed (with wc status) */
 	SOFT_EXEC_RNR,			/* receiver not ready: retry later */
 	SOFT_EXEC_RETRY,		/* no responder: retransmit after timeout */
+	SOFT_EXEC_STALL,		/* a READ or atomic with max_rd_atomic 0: waits */
 };
 
 struct soft_qp {

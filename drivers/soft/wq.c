@@ -150,12 +150,6 @@ static int soft_opcode_check(enum xqp_qp_type type, int opcode)
 	return -XQP_EINVAL;
 }
 
-static int soft_is_atomic(int opcode)
-{
-	return opcode == XQP_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == XQP_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Copies the SGEs, or with XQP_SEND_INLINE the data they point at. */
 static int soft_swqe_data(const struct xqp_qp_cap *cap, struct soft_swqe *w,
 			  const struct xqp_send_wr *wr)

@@ -66,6 +66,7 @@
 #define FT_NQ		4	/* QPs */
 #define FT_LIST		32	/* WRs one list step posts at most */
 #define FT_QKEY		0x11111111
+#define FT_QP1_QKEY	0x80010000	/* IB_QP1_QKEY: the GSI QP's */
 #define FT_NOUT		36
 #define FT_POLL		8	/* completions one poll step takes at most */
 #define FT_WAIT_MS	2000	/* FT_WAIT: a clean run's handler comes long before */
@@ -86,7 +87,7 @@
 enum ft_op {
 	FT_ALLOC_PD,		/* d */
 	FT_DEALLOC_PD,		/* d */
-	FT_REG_MR,		/* d: its buffer on its PD */
+	FT_REG_MR,		/* d: its buffer on its PD; .n 1: the DMA MR */
 	FT_DEREG_MR,		/* d */
 	FT_CREATE_CQ,		/* c on d, with handlers; .n entries (0: FT_CQE) */
 	FT_DESTROY_CQ,		/* c */
@@ -112,7 +113,7 @@ enum ft_op {
 	FT_POST_SRQ_RECV,	/* two receives at FT_B_SRQ + .n * 64 */
 	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI, to q2 for UD), .flags, .len, .how */
 	FT_POST_LIST,		/* q: SENDs, WR .k invalid; .k < 0: one more than the SQ holds */
-	FT_CREATE_AH,		/* on d's PD toward the other device */
+	FT_CREATE_AH,		/* on d's PD toward the other device; .n 1: XQP_AH_NO_SLEEP */
 	FT_DESTROY_AH,
 	FT_OPS
 };
@@ -300,7 +301,10 @@ static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 		a.qp_state = XQP_QPS_INIT;
 		a.port_num = 1;
 		mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_PORT;
-		if (type == XQP_QPT_UD) {
+		if (type == XQP_QPT_GSI) {	/* as ib_mad_port_start(): no port */
+			a.qkey = FT_QP1_QKEY;
+			mask = XQP_QP_STATE | XQP_QP_PKEY_INDEX | XQP_QP_QKEY;
+		} else if (type == XQP_QPT_UD) {
 			a.qkey = FT_QKEY;
 			mask |= XQP_QP_QKEY;
 		} else {
@@ -313,7 +317,7 @@ static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 		break;
 	case FT_TO_RTR:
 		a.qp_state = XQP_QPS_RTR;
-		if (type == XQP_QPT_UD)
+		if (type == XQP_QPT_UD || type == XQP_QPT_GSI)
 			return xqp_modify_qp(qp, &a, XQP_QP_STATE);
 		if (!t->qp[s->q2])
 			return FS_RC_DEAD_SLOT;
@@ -330,7 +334,7 @@ static int ft_modify(struct ft_ctx *t, const struct ft_step *s)
 		break;
 	default:
 		a.qp_state = XQP_QPS_RTS;
-		if (type == XQP_QPT_UD || type == XQP_QPT_UC)
+		if (type == XQP_QPT_UD || type == XQP_QPT_GSI || type == XQP_QPT_UC)
 			return xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_SQ_PSN);
 		ft_retries(s->k, &a);
 		a.max_rd_atomic = 1;
@@ -348,6 +352,7 @@ static int ft_create_qp(struct ft_ctx *t, const struct ft_step *s)
 		.event_handler = ft_event,
 		.qp_context = &t->events,
 		.sq_sig_type = XQP_SIGNAL_ALL_WR,
+		.port_num = s->type == XQP_QPT_GSI,	/* QP1 of port 1 */
 	};
 	struct xqp_pd *pd = NULL;
 	struct xqp_qp *qp;
@@ -427,13 +432,15 @@ static int ft_post_recv(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 /* UD: the address of q2 through the program's AH; false when there is none. */
 static bool ft_ud_dest(struct ft_ctx *t, const struct ft_step *s, struct xqp_send_wr *wr)
 {
-	if (xqp_qp_get_type(t->qp[s->q]) != XQP_QPT_UD)
+	enum xqp_qp_type type = xqp_qp_get_type(t->qp[s->q]);
+
+	if (type != XQP_QPT_UD && type != XQP_QPT_GSI)
 		return true;
 	if (!t->ah || !t->qp[s->q2])
 		return false;
 	wr->wr.ud.ah = t->ah;
 	wr->wr.ud.remote_qpn = t->qpn[s->q2];
-	wr->wr.ud.remote_qkey = FT_QKEY;
+	wr->wr.ud.remote_qkey = type == XQP_QPT_GSI ? FT_QP1_QKEY : FT_QKEY;
 	return true;
 }
 
@@ -714,7 +721,10 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 		return dx_keep(t->pd[s->d], xqp_alloc_pd(t->dev[s->d]));
 	case FT_DEALLOC_PD:
 		return dx_free(t->pd[s->d], xqp_dealloc_pd(t->pd[s->d]));
-	case FT_REG_MR:
+	case FT_REG_MR:	/* the DMA MR's iova is the buffer's address too */
+		if (s->n)
+			return dx_keep(t->mr[s->d], xqp_get_dma_mr(t->pd[s->d],
+								   XQP_ACCESS_LOCAL_WRITE));
 		return dx_keep(t->mr[s->d], xqp_reg_kernel_mr(t->pd[s->d], t->buf[s->d], FT_BUF,
 							      FT_ACCESS));
 	case FT_DEREG_MR:
@@ -772,7 +782,8 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 	case FT_POST_LIST:
 		return ft_post_list(t, s, o);
 	case FT_CREATE_AH:
-		return dx_keep(t->ah, xqp_create_ah(t->pd[s->d], &ah));
+		return dx_keep(t->ah, xqp_create_ah_flags(t->pd[s->d], &ah,
+							  s->n ? XQP_AH_NO_SLEEP : 0));
 	case FT_DESTROY_AH:
 		return dx_free(t->ah, xqp_destroy_ah(t->ah));
 	}
@@ -1079,6 +1090,30 @@ static const struct ft_step ft_ud_uc_steps[] = {
 };
 
 /*
+ * What ib_core's MAD layer does on a linked device (drivers/ibdev/kverbs.c):
+ * the GSI QP (QP1) of A and of B, buffers through each PD's DMA MR, an AH
+ * made without sleeping, a SEND from QP1 to QP1 with the GSI Q_Key.
+ */
+static const struct ft_step ft_gsi_steps[] = {
+	{ FT_ALLOC_PD, .d = A },
+	{ FT_ALLOC_PD, .d = B },
+	{ FT_REG_MR, .d = A, .n = 1 },
+	{ FT_REG_MR, .d = B, .n = 1 },
+	{ FT_CREATE_CQ, .d = A, .c = 0 },
+	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	{ FT_CREATE_AH, .d = A, .n = 1 },
+	FT_PAIR(XQP_QPT_GSI, 0, 1),
+	{ FT_POST_RECV, .d = B, .q = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .q2 = 1, .opcode = XQP_WR_SEND, .len = 16 },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_DESTROY_QP, .q = 1 },
+	{ FT_DESTROY_QP, .q = 0 },
+	{ FT_DESTROY_AH },
+	FT_TEARDOWN,
+};
+
+/*
  * What runs on the work queue, between A (QP 0, CQ 0 of 3 entries) and B
  * (QP 1, CQ 1), an RC pair that retries once; each FT_WAIT post after a
  * req_notify_cq of CQ 0. Then A's QP 2 toward B's QP 3, which stays in
@@ -1163,8 +1198,10 @@ FT_PROG(rc);
 FT_PROG(xrc);
 FT_PROG(ud_uc);
 FT_PROG(deferred);
+FT_PROG(gsi);
 
 const struct fs_prog *const fs_traffic_progs[] = {
 	&fs_traffic_rc, &fs_traffic_xrc, &fs_traffic_ud_uc, &fs_traffic_deferred,
+	&fs_traffic_gsi,
 };
 const unsigned int fs_traffic_nprogs = ARRAY_SIZE(fs_traffic_progs);
