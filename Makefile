@@ -146,6 +146,11 @@ res-check:
 # Links (rdma link add ... type xqp) beside rxe, test kernel (docs/design.md).
 link-check:
 	$(Q)scripts/link-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
+# rdma_cm on linked devices: rdmacm-utils and perftest on xqp beside rxe, test
+# kernel, Debian 12's userspace (CM_ROOT=$$(scripts/debian-root trixie) for
+# 13's; CM_ONLY, CM_QUICK; docs/design.md "Two faces of one device").
+rdmacm-check:
+	$(Q)scripts/rdmacm-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
 # kill -9 and removal under traffic, test kernel (KILL_ROUNDS, KILL_MS,
 # KILL_PROCS, KILL_SEED; docs/reliability.md).
 kill-rounds:
@@ -170,7 +175,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check kill-rounds memcg-check fuzz fuzz-host bench-profile
+.PHONY: res-check link-check rdmacm-check kill-rounds memcg-check fuzz fuzz-host bench-profile
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
