@@ -89,6 +89,18 @@ void soft_numtab_free(struct soft_numtab *tab)
 	xqp_free(tab->leaf);
 }
 
+/* Leaf @li, absent so far, made of the spare; NULL when there is none. */
+static struct soft_leaf *soft_numtab_spare_leaf(struct soft_numtab *tab, xqp_u32 li)
+{
+	struct soft_leaf *leaf = tab->spare;
+
+	if (leaf) {
+		tab->spare = NULL;
+		tab->leaf[li] = leaf;
+	}
+	return leaf;
+}
+
 /*
  * Hands out the first free number at or after the cursor, wrapping from the
  * top of the space to tab->first, and maps it to @obj (non-NULL). A number in
@@ -109,15 +121,13 @@ static int soft_numtab_alloc(struct soft_numtab *tab, void *obj, xqp_u32 *num)
 		li = n >> SOFT_LEAF_SHIFT;
 		off = n & SOFT_LEAF_MASK;
 		step = SOFT_LEAF_SLOTS - off;
-		leaf = tab->leaf[li];
-		if (!leaf) {
-			if (!tab->spare)
+		if (!tab->leaf[li]) {
+			leaf = soft_numtab_spare_leaf(tab, li);
+			if (!leaf)
 				return -XQP_EAGAIN;
-			leaf = tab->spare;
-			tab->spare = NULL;
-			tab->leaf[li] = leaf;
 			goto found;
 		}
+		leaf = tab->leaf[li];
 		if (tab->used[li] < SOFT_LEAF_SLOTS) {
 			for (; off < SOFT_LEAF_SLOTS; off++)
 				if (!leaf->slot[off])
@@ -145,15 +155,10 @@ found:
 static int soft_numtab_claim(struct soft_numtab *tab, void *obj, xqp_u32 num)
 {
 	xqp_u32 li = num >> SOFT_LEAF_SHIFT;
-	struct soft_leaf *leaf = tab->leaf[li];
+	struct soft_leaf *leaf = tab->leaf[li] ?: soft_numtab_spare_leaf(tab, li);
 
-	if (!leaf) {
-		if (!tab->spare)
-			return -XQP_EAGAIN;
-		leaf = tab->spare;
-		tab->spare = NULL;
-		tab->leaf[li] = leaf;
-	}
+	if (!leaf)
+		return -XQP_EAGAIN;
 	if (leaf->slot[num & SOFT_LEAF_MASK])
 		return -XQP_EBUSY;
 	leaf->slot[num & SOFT_LEAF_MASK] = obj;

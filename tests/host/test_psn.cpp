@@ -64,6 +64,15 @@ protected:
 		EXPECT_EQ(xqp_query_qp(q, &at, mask, &init), 0);
 		return mask == XQP_QP_SQ_PSN ? at.sq_psn : at.rq_psn;
 	}
+	/* A signaled READ of @len bytes of b's buffer at @from into a's at @to. */
+	int read(xqp_qp *q, u32 len, xqp_u64 id, size_t to = 0, size_t from = 0)
+	{
+		xqp_sge s = a.sge(to, len);
+		xqp_send_wr rd = wr(XQP_WR_RDMA_READ, &s, 1, id);
+		rd.wr.rdma.remote_addr = b.addr(from);
+		rd.wr.rdma.rkey = xqp_mr_rkey(b.mr);
+		return post_send(q, rd);
+	}
 	int send(xqp_qp *q, u32 len, xqp_u64 id = 1)
 	{
 		xqp_sge s = a.sge(0, len);
@@ -88,11 +97,7 @@ TEST_F(Psn, MessagesTakeOnePsnPerPacketOnBothSides)
 	/* a zero-length SEND and a READ of 2 packets */
 	ASSERT_EQ(post_recv(qb, 2, b.sge(0, 64)), 0);
 	ASSERT_EQ(send(qa, 0), 0);
-	xqp_sge s = a.sge(0, 8192);
-	xqp_send_wr rd = wr(XQP_WR_RDMA_READ, &s, 1, 3);
-	rd.wr.rdma.remote_addr = b.addr(0);
-	rd.wr.rdma.rkey = xqp_mr_rkey(b.mr);
-	ASSERT_EQ(post_send(qa, rd), 0);
+	ASSERT_EQ(read(qa, 8192, 3), 0);
 	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
 	EXPECT_EQ(psn(qa, XQP_QP_SQ_PSN), 107u);
 	EXPECT_EQ(psn(qb, XQP_QP_RQ_PSN), 107u);
@@ -155,11 +160,7 @@ TEST_F(Psn, DuplicateReadIsReExecuted)
 	xqp_qp *qa, *qb;
 	pair_psn(XQP_QPT_RC, &qa, &qb, 3, 4);
 	fill(b, 1024, 64, 'k');
-	xqp_sge s = a.sge(2048, 64);
-	xqp_send_wr rd = wr(XQP_WR_RDMA_READ, &s, 1, 5);
-	rd.wr.rdma.remote_addr = b.addr(1024);
-	rd.wr.rdma.rkey = xqp_mr_rkey(b.mr);
-	ASSERT_EQ(post_send(qa, rd), 0);
+	ASSERT_EQ(read(qa, 64, 5, 2048, 1024), 0);
 	auto r = poll_n(a.scq, 1);
 	ASSERT_EQ(r.size(), 1u);
 	EXPECT_EQ(r[0].status, XQP_WC_SUCCESS);
@@ -183,11 +184,7 @@ TEST_F(Psn, NoResponderResourcesRefuseReads)
 {
 	xqp_qp *qa, *qb;
 	pair_psn(XQP_QPT_RC, &qa, &qb, 0, 0, 7, 14, 0);
-	xqp_sge s = a.sge(0, 64);
-	xqp_send_wr rd = wr(XQP_WR_RDMA_READ, &s, 1, 5);
-	rd.wr.rdma.remote_addr = b.addr(0);
-	rd.wr.rdma.rkey = xqp_mr_rkey(b.mr);
-	ASSERT_EQ(post_send(qa, rd), 0);
+	ASSERT_EQ(read(qa, 64, 5), 0);
 	auto r = poll_n(a.scq, 1);
 	ASSERT_EQ(r.size(), 1u);
 	EXPECT_EQ(r[0].status, XQP_WC_REM_INV_REQ_ERR);
@@ -216,11 +213,7 @@ TEST_F(Psn, NoRequesterCreditHoldsReads)
 	at = {};
 	at.qp_state = XQP_QPS_RTS;
 	ASSERT_EQ(modify(qa, at, XQP_QP_STATE), 0);
-	xqp_sge s = a.sge(0, 64);
-	xqp_send_wr rd = wr(XQP_WR_RDMA_READ, &s, 1, 5);
-	rd.wr.rdma.remote_addr = b.addr(0);
-	rd.wr.rdma.rkey = xqp_mr_rkey(b.mr);
-	ASSERT_EQ(post_send(qa, rd), 0);
+	ASSERT_EQ(read(qa, 64, 5), 0);
 	ASSERT_EQ(post_recv(qb, 1, b.sge(0, 64)), 0);
 	ASSERT_EQ(send(qa, 8, 6), 0);
 	EXPECT_EQ(poll_n(a.scq, 1, 200).size(), 0u);
