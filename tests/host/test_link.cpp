@@ -342,3 +342,37 @@ TEST_F(Link, UdByGidWritesTheHeadersItArrivedWith)
 		EXPECT_EQ(xqp_destroy_ah(ah), 0);
 	}
 }
+
+/*
+ * A link's device made with the n-th allocation failing, for every n until
+ * it is made: each failure is -ENOMEM and leaves nothing (no allocation, no
+ * device a client heard of); the made device routes by the GID then set.
+ */
+TEST_F(Link, LinkedDeviceAllocationFailureSweep)
+{
+	int n = 0;
+	for (;; n++) {
+		xqp_rcu_barrier();
+		long before = xqp_host_live_allocs();
+		size_t heard = seen_.size();
+		xqp_host_fail_alloc_after(n);
+		xqp_soft *s = xqp_soft_create_linked("xqp_link_sweep", ndev(0), 1, XQP_MTU_1024);
+		xqp_host_fail_alloc_after(-1);
+		if (!xqp_is_err(s)) {
+			xqp_u8 g[16];
+			v4_gid(g, 9);
+			EXPECT_EQ(xqp_modify_gid(xqp_soft_device(s), 1, 3, g), 0);
+			xqp_u8 back[16];
+			EXPECT_EQ(xqp_query_gid(xqp_soft_device(s), 1, 3, back), 0);
+			EXPECT_EQ(std::memcmp(g, back, 16), 0);
+			xqp_soft_destroy(s);
+			break;
+		}
+		EXPECT_EQ(xqp_ptr_err(s), -XQP_ENOMEM);
+		EXPECT_EQ(seen_.size(), heard);
+		xqp_rcu_barrier();
+		ASSERT_EQ(xqp_host_live_allocs(), before) << "leak with allocation " << n << " failing";
+		ASSERT_LT(n, 64) << "never made";
+	}
+	EXPECT_GE(n, 2);	/* at least the soft device and its GID table */
+}
