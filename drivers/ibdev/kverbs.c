@@ -16,6 +16,7 @@
  * ib_uses_virt_dma() and the DMA MR (xqp_get_dma_mr()) covers them.
  */
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -62,7 +63,17 @@ static_assert(sizeof(struct ib_sge) == sizeof(struct xqp_sge) &&
 	      offsetof(struct ib_sge, lkey) == offsetof(struct xqp_sge, lkey));
 static_assert((int)IB_QPT_GSI == (int)XQP_QPT_GSI && (int)IB_QPT_RC == (int)XQP_QPT_RC &&
 	      (int)IB_QPT_UC == (int)XQP_QPT_UC && (int)IB_QPT_UD == (int)XQP_QPT_UD);
-static_assert((int)IB_WR_ATOMIC_WRITE == (int)XQP_WR_ATOMIC_WRITE &&
+/*
+ * The last opcode a kernel caller can name: ATOMIC_WRITE since 6.2; Debian
+ * 12's 6.1 ends at the masked atomics (the values are shared with uverbs).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define XQP_KV_LAST_WR IB_WR_ATOMIC_WRITE
+static_assert((int)IB_WR_ATOMIC_WRITE == (int)XQP_WR_ATOMIC_WRITE);
+#else
+#define XQP_KV_LAST_WR IB_WR_MASKED_ATOMIC_FETCH_AND_ADD
+#endif
+static_assert((int)XQP_KV_LAST_WR <= (int)XQP_WR_ATOMIC_WRITE &&
 	      (int)IB_WR_RDMA_READ == (int)XQP_WR_RDMA_READ &&
 	      (int)IB_WR_ATOMIC_FETCH_AND_ADD == (int)XQP_WR_ATOMIC_FETCH_AND_ADD);
 static_assert((int)IB_WC_GENERAL_ERR == (int)XQP_WC_GENERAL_ERR &&
@@ -168,8 +179,19 @@ static void kv_cq_event(struct xqp_event *ev, void *context)
 		ibcq->event_handler(&ibev, ibcq->cq_context);
 }
 
+/*
+ * create_cq's last argument is the uverbs attribute bundle since 6.9, the
+ * udata before (Debian 12's 6.1): either is NULL for a kernel caller, the
+ * only one this face serves.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+typedef struct uverbs_attr_bundle kv_cq_user;
+#else
+typedef struct ib_udata kv_cq_user;
+#endif
+
 static int kv_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			struct uverbs_attr_bundle *attrs)
+			kv_cq_user *attrs)
 {
 	struct xqp_cq_init_attr ca = {
 		.cqe = attr->cqe,
@@ -554,7 +576,7 @@ static int kv_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 static int kv_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr, struct xqp_send_wr *x)
 {
 	memset(x, 0, sizeof(*x));
-	if (wr->opcode > IB_WR_ATOMIC_WRITE || (wr->send_flags & ~XQP_KV_SEND_FLAGS))
+	if (wr->opcode > XQP_KV_LAST_WR || (wr->send_flags & ~XQP_KV_SEND_FLAGS))
 		return -EOPNOTSUPP;	/* REG_MR and the drivers' own opcodes, IP_CSUM */
 	x->wr_id = wr->wr_id;
 	x->sg_list = (struct xqp_sge *)wr->sg_list;
