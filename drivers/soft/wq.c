@@ -428,17 +428,22 @@ void soft_flush_rq(struct soft_qp *qp)
  * @qp: the QP.
  *
  * A WQE the runner executes meanwhile is dropped when it finishes
- * (sq_gen changed).
+ * (sq_gen changed). A head that waited out a retry or RNR timer is gone
+ * with its timer: the delayed run is brought forward (it finds nothing to
+ * do), else it would hold back every later kick, which a queued delayed
+ * work takes for itself, until the old timer fired.
  *
  * Context: any.
  */
 void soft_qp_reset_queues(struct soft_qp *qp)
 {
 	unsigned long flags;
+	int waited;
 
 	flags = xqp_spin_lock_irqsave(&qp->sq.lock);
 	qp->sq.count = 0;
 	qp->sq_gen++;
+	waited = qp->head_wait;
 	qp->head_wait = 0;
 	qp->drain_pending = 0;
 	if (!qp->sq_running) {	/* else the runner sees sq_gen and does it */
@@ -447,6 +452,8 @@ void soft_qp_reset_queues(struct soft_qp *qp)
 		qp->retry_left = -1;
 	}
 	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (waited)
+		xqp_work_expedite(&qp->work);
 	flags = xqp_spin_lock_irqsave(&qp->rq.lock);
 	qp->rq.count = 0;
 	xqp_spin_unlock_irqrestore(&qp->rq.lock, flags);

@@ -513,6 +513,43 @@ TEST_F(Traffic, ErrFlushesAWqeWaitingForItsRetryTimer)
 	EXPECT_EQ(c[0].status, XQP_WC_WR_FLUSH_ERR);
 }
 
+/*
+ * RESET drops the head's retry timer: a WQE waiting out a 655 ms RNR timer
+ * is reset away, the QP reconnected, and a post that cannot run inline (IRQs
+ * off) must run now, not when the old timer fires (a queued delayed work
+ * took the new zero-delay kick for itself).
+ */
+TEST_F(Traffic, ResetDropsTheHeadsRetryTimer)
+{
+	xqp_qp *qa = qp(a, XQP_QPT_RC), *qb = qp(b, XQP_QPT_RC);
+	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb), true, 0xe, 7);
+	/* the responder's min_rnr_timer 0: 655.36 ms */
+	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa), true, 0xe, 7, 0);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, 1);
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 1, 30).size(), 0u);	/* RNR: the timer runs */
+	xqp_qp_attr at = {};
+	at.qp_state = XQP_QPS_RESET;
+	ASSERT_EQ(modify(qa, at, XQP_QP_STATE), 0);
+	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb), true, 0xe, 7);
+	ASSERT_EQ(post_recv(qb, 3, b.sge(0, 64)), 0);
+	w.wr_id = 2;
+	auto t0 = std::chrono::steady_clock::now();
+	unsigned long flags = xqp_irq_save();
+	int rc = post_send(qa, w);
+	xqp_irq_restore(flags);
+	ASSERT_EQ(rc, 0);
+	auto c = poll_n(a.scq, 1);
+	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+		std::chrono::steady_clock::now() - t0).count();
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].wr_id, 2u);	/* the reset WQE is gone, never completed */
+	EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+	EXPECT_LT(ms, 300) << "the post waited for the timer of a WQE RESET dropped";
+	EXPECT_EQ(poll_n(a.scq, 1, 700).size(), 0u);
+}
+
 TEST_F(Traffic, ModifyToErrFlushesReceivesAndReportsLastWqeOnSrqQps)
 {
 	xqp_qp *qa, *qb;
