@@ -132,22 +132,27 @@ static void soft_qp_entered_err(struct soft_qp *qp, int event)
  * @qp: the QP (referenced or owned by the caller).
  * @event: the async event to report (XQP_EVENT_*), or -1 for none.
  *
- * A QP already in ERR is left alone. Its receive WQEs are flushed at once,
- * its send WQEs by its runner.
+ * A QP already in ERR is left alone, and so is one its owner has moved to
+ * RESET or INIT since the failed message was taken: such a QP carries no
+ * traffic, and the error belongs to what the RESET dropped. Its receive
+ * WQEs are flushed at once, its send WQEs by its runner.
  *
  * Context: any.
  */
 void soft_qp_to_err(struct soft_qp *qp, int event)
 {
 	unsigned long flags;
-	int old;
+	int old, moved;
 
 	flags = xqp_spin_lock_irqsave(&qp->lock);
 	old = qp->attr.qp_state;
-	qp->attr.qp_state = XQP_QPS_ERR;
-	__atomic_store_n(&qp->state, XQP_QPS_ERR, __ATOMIC_RELEASE);
+	moved = old >= XQP_QPS_RTR && old != XQP_QPS_ERR;
+	if (moved) {
+		qp->attr.qp_state = XQP_QPS_ERR;
+		__atomic_store_n(&qp->state, XQP_QPS_ERR, __ATOMIC_RELEASE);
+	}
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
-	if (old != XQP_QPS_ERR)
+	if (moved)
 		soft_qp_entered_err(qp, event);
 }
 

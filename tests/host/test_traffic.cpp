@@ -550,6 +550,63 @@ TEST_F(Traffic, ResetDropsTheHeadsRetryTimer)
 	EXPECT_EQ(poll_n(a.scq, 1, 700).size(), 0u);
 }
 
+/*
+ * A remote error does not move a QP its owner has RESET meanwhile into ERR:
+ * the failed completion's handler (as a user who polls it at once would)
+ * resets the requester before the transport's move to ERR comes.
+ */
+struct ResetOnComp {
+	xqp_qp *qp = nullptr;
+	int rc = 1;
+	static void comp(xqp_cq *, void *ctx)
+	{
+		auto *r = static_cast<ResetOnComp *>(ctx);
+		xqp_qp_attr at = {};
+		at.qp_state = XQP_QPS_RESET;
+		r->rc = xqp_modify_qp(r->qp, &at, XQP_QP_STATE);
+	}
+};
+
+TEST_F(Traffic, RemoteErrorLeavesAQpItsOwnerResetInReset)
+{
+	ResetOnComp roc;
+	xqp_cq_init_attr ca = {};
+	ca.cqe = 16;
+	ca.comp_handler = ResetOnComp::comp;
+	ca.cq_context = &roc;
+	xqp_cq *cq = xqp_create_cq_attr(a.dev, &ca);
+	ASSERT_FALSE(xqp_is_err(cq));
+	xqp_qp_init_attr init = {};
+	init.qp_type = XQP_QPT_RC;
+	init.send_cq = cq;
+	init.recv_cq = a.rcq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.sq_sig_type = XQP_SIGNAL_REQ_WR;
+	xqp_qp *qa = xqp_create_qp_user(a.dev, a.pd, &init, nullptr, nullptr, "test");
+	ASSERT_FALSE(xqp_is_err(qa));
+	roc.qp = qa;
+	xqp_qp *qb = qp(b, XQP_QPT_RC);
+	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb));
+	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa));
+	ASSERT_EQ(xqp_req_notify_cq(cq, XQP_CQ_NEXT_COMP), 0);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_RDMA_WRITE, &s, 1, 1);
+	w.wr.rdma.remote_addr = b.addr(0);
+	w.wr.rdma.rkey = xqp_mr_rkey(b.mr) ^ 0x100;	/* no such MR */
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto c = poll_n(cq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_REM_ACCESS_ERR);
+	xqp_work_flush_all();
+	EXPECT_EQ(roc.rc, 0);
+	xqp_qp_attr qa_attr = {};
+	ASSERT_EQ(xqp_query_qp(qa, &qa_attr, XQP_QP_STATE, nullptr), 0);
+	EXPECT_EQ(qa_attr.qp_state, XQP_QPS_RESET);
+	EXPECT_EQ(xqp_destroy_qp(qa), 0);
+	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+}
+
 TEST_F(Traffic, ModifyToErrFlushesReceivesAndReportsLastWqeOnSrqQps)
 {
 	xqp_qp *qa, *qb;
