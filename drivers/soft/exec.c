@@ -447,7 +447,8 @@ static void soft_do_read(struct soft_xfer *x)
 static void soft_do_atomic(struct soft_xfer *x)
 {
 	struct soft_seg old_seg = { .mr = NULL, .length = 8 };
-	xqp_u64 old;
+	xqp_u64 old = 0;
+	int err;
 
 	if (x->w->remote_addr & 7) {
 		soft_resp_error(x, XQP_EVENT_QP_REQ_ERR, XQP_WC_REM_INV_REQ_ERR);
@@ -455,9 +456,13 @@ static void soft_do_atomic(struct soft_xfer *x)
 	}
 	if (!soft_remote(x, XQP_ACCESS_REMOTE_ATOMIC, 8))
 		return;
-	old = soft_seg_atomic(&x->qp->rseg[0], x->w->opcode == XQP_WR_ATOMIC_CMP_AND_SWP,
-			      x->w->compare_add, x->w->swap);
+	err = soft_seg_atomic(&x->qp->rseg[0], x->w->opcode == XQP_WR_ATOMIC_CMP_AND_SWP,
+			      x->w->compare_add, x->w->swap, &old);
 	soft_segs_put(&x->qp->rseg[0], 1);
+	if (err) {	/* the memory under the aligned iova is not aligned */
+		soft_resp_error(x, XQP_EVENT_QP_REQ_ERR, XQP_WC_REM_INV_REQ_ERR);
+		return;
+	}
 	old_seg.buf = (char *)&old;
 	soft_segs_copy(x->qp->lseg, x->nl, &old_seg, 1, 8);
 	soft_fail(x, XQP_WC_SUCCESS);

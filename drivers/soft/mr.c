@@ -231,19 +231,28 @@ xqp_u64 soft_segs_copy(struct soft_seg *dst, xqp_u32 ndst, struct soft_seg *src,
 	return done;
 }
 
-xqp_u64 soft_seg_atomic(struct soft_seg *seg, int cmp_swap, xqp_u64 compare_add,
-			xqp_u64 swap)
+/*
+ * The 8-byte atomic at @seg's start; *@old gets the value before. Refused
+ * (-EINVAL, memory untouched) where that memory is not 8-byte aligned, as
+ * rxe refuses it: an MR whose memory is not congruent to its iova mod 8
+ * (a kernel MR on an odd address) maps an aligned iova there, and those 8
+ * bytes may even cross a page.
+ */
+int soft_seg_atomic(struct soft_seg *seg, int cmp_swap, xqp_u64 compare_add,
+		    xqp_u64 swap, xqp_u64 *old)
 {
-	xqp_u64 avail, old;
-	xqp_u64 *p = (xqp_u64 *)soft_seg_map(seg, 0, &avail);
+	xqp_u64 avail;
+	char *p = soft_seg_map(seg, 0, &avail);
+	int ok = avail >= 8 && !((unsigned long)p & 7);
+	xqp_u64 *v = (xqp_u64 *)p;
 
-	if (cmp_swap) {
-		old = compare_add;
-		__atomic_compare_exchange_n(p, &old, swap, 0, __ATOMIC_SEQ_CST,
+	if (ok && cmp_swap) {
+		*old = compare_add;
+		__atomic_compare_exchange_n(v, old, swap, 0, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
-	} else {
-		old = __atomic_fetch_add(p, compare_add, __ATOMIC_SEQ_CST);
+	} else if (ok) {
+		*old = __atomic_fetch_add(v, compare_add, __ATOMIC_SEQ_CST);
 	}
-	soft_seg_unmap(seg, (char *)p);
-	return old;
+	soft_seg_unmap(seg, p);
+	return ok ? 0 : -XQP_EINVAL;
 }

@@ -354,9 +354,9 @@ void soft_segs_put(struct soft_seg *seg, xqp_u32 n);
 /* Copies min(both totals, @len) bytes; returns the bytes copied. */
 xqp_u64 soft_segs_copy(struct soft_seg *dst, xqp_u32 ndst, struct soft_seg *src,
 		       xqp_u32 nsrc, xqp_u64 len);
-/* An 8-byte atomic at @seg (aligned); returns the value before it. */
-xqp_u64 soft_seg_atomic(struct soft_seg *seg, int cmp_swap, xqp_u64 compare_add,
-			xqp_u64 swap);
+/* An 8-byte atomic at @seg; *@old the value before. -EINVAL: memory misaligned. */
+int soft_seg_atomic(struct soft_seg *seg, int cmp_swap, xqp_u64 compare_add,
+		    xqp_u64 swap, xqp_u64 *old);
 
 /* ---- cq.c ---- */
 int soft_cq_init(struct soft_cq *cq, int cqe);

@@ -4,6 +4,8 @@
  * of every opcode over RC, UC, UD and XRC, the completion fields, the
  * posting rules, and the errors of docs/datapath.md.
  */
+#include <memory>
+
 #include "traffic.h"
 
 namespace {
@@ -605,6 +607,56 @@ TEST_F(Traffic, RemoteErrorLeavesAQpItsOwnerResetInReset)
 	EXPECT_EQ(qa_attr.qp_state, XQP_QPS_RESET);
 	EXPECT_EQ(xqp_destroy_qp(qa), 0);
 	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+}
+
+/*
+ * Memory an MR maps a page at a time whose bytes are not congruent to the
+ * MR's iova mod 8 (a kernel MR on an odd address): an 8-byte aligned iova
+ * can land on memory that is misaligned and crosses a page.
+ */
+struct PagedMem {
+	xqp_mem mem = {};
+	alignas(4096) char buf[3 * 4096] = {};
+	static constexpr xqp_u64 kShift = 4;	/* offset 0 is buf + 4 */
+	static PagedMem *from(xqp_mem *m) { return reinterpret_cast<PagedMem *>(m); }
+	static void *map(xqp_mem *m, xqp_u64 off, xqp_u64 *len)
+	{
+		xqp_u64 at = off + kShift;
+		*len = 4096 - at % 4096;	/* to the end of its page */
+		return from(m)->buf + at;
+	}
+	static void unmap(xqp_mem *, void *) {}
+	static void release(xqp_mem *) {}
+	static constexpr xqp_mem_ops ops = {map, unmap, release};
+};
+
+TEST_F(Traffic, AtomicOnMisalignedMemoryIsAnInvalidRequest)
+{
+	auto pm = std::make_unique<PagedMem>();
+	pm->mem.ops = &PagedMem::ops;
+	pm->mem.length = 2 * 4096;
+	const xqp_u64 iova = 0x100000;
+	xqp_mr *mr = xqp_reg_mr(b.pd, &pm->mem, iova,
+				XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_REMOTE_ATOMIC);
+	ASSERT_FALSE(xqp_is_err(mr)) << xqp_ptr_err(mr);
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_ATOMIC_FETCH_AND_ADD, &s, 1, 1);
+	w.wr.atomic.remote_addr = iova + 4088;	/* memory buf + 4092: 4 + 4 bytes */
+	w.wr.atomic.compare_add = 0x0101010101010101ULL;
+	w.wr.atomic.rkey = xqp_mr_rkey(mr);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_REM_INV_REQ_ERR);
+	for (int i = 4088; i < 4104; i++)
+		EXPECT_EQ(pm->buf[i], 0) << "byte " << i << " changed";
+	EXPECT_EQ(xqp_destroy_qp(qa), 0);
+	forget(qa);
+	EXPECT_EQ(xqp_destroy_qp(qb), 0);
+	forget(qb);
+	EXPECT_EQ(xqp_dereg_mr(mr), 0);
 }
 
 TEST_F(Traffic, ModifyToErrFlushesReceivesAndReportsLastWqeOnSrqQps)
