@@ -8,6 +8,11 @@
   coverage.py report LOG KODIR    the share of xqp.ko's (and xqp_soft.ko's)
                                   KCOV call sites the run reached, per module
                                   and per source file
+  coverage.py campaign LOG KODIR DIR
+                                  adds the run's PCs to the campaign's union
+                                  for these modules' build (DIR/cov-BUILD, one
+                                  "MODULE SECTION OFF" a line) and prints the
+                                  union's share per module, as report does
 
 A KCOV call site is a call of __sanitizer_cov_trace_pc that the compiler put
 in a basic block; KCOV records its return address, i.e. the offset of the
@@ -109,8 +114,9 @@ def functions(obj):
     return res
 
 
-def cmd_report(log, kodir):
-    reached = collections.defaultdict(set)    # (module, section) -> offsets
+def reached_in(log):
+    """(module, section) -> the offsets a console log's FUZZ-COV lines name"""
+    reached = collections.defaultdict(set)
     with open(log, "rb") as f:
         for raw in f:
             line = raw.decode("ascii", "replace").strip()
@@ -122,6 +128,57 @@ def cmd_report(log, kodir):
             for tok in f3[3].split(","):
                 if re.match(r"^[0-9a-f]+$", tok):
                     reached[(f3[1], f3[2])].add(int(tok, 16))
+    return reached
+
+
+def module_shares(kodir, reached):
+    """one "coverage: MOD.ko: ..." line a module, for @reached"""
+    lines = []
+    for mod in ("xqp", "xqp_soft"):
+        sites = cov_sites(os.path.join(kodir, mod + ".ko"))
+        total = sum(len(s) for s in sites.values())
+        hit = sum(len(s & reached.get((mod, sec), set())) for sec, s in sites.items())
+        share = 100.0 * hit / total if total else 0.0
+        lines.append(f"{mod}.ko {hit} of {total} KCOV sites ({share:.1f}%)")
+    return lines
+
+
+def cmd_campaign(log, kodir, state):
+    """the run's PCs joined to the campaign's union for this module build"""
+    h = hashlib.sha256()
+    for mod in ("xqp", "xqp_soft"):
+        with open(os.path.join(kodir, mod + ".ko"), "rb") as f:
+            h.update(f.read())
+    build = h.hexdigest()[:12]
+    os.makedirs(state, exist_ok=True)
+    path = os.path.join(state, "cov-" + build)
+    union = collections.defaultdict(set)
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                p = line.split()
+                if len(p) == 3:
+                    union[(p[0], p[1])].add(int(p[2], 16))
+    before = sum(len(v) for v in union.values())
+    for key, offs in reached_in(log).items():
+        union[key] |= offs
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for (mod, sec), offs in sorted(union.items()):
+            for off in sorted(offs):
+                f.write(f"{mod} {sec} {off:x}\n")
+    os.replace(tmp, path)
+    # unions of older module builds no longer describe these modules
+    for old in os.listdir(state):
+        if old.startswith("cov-") and old != "cov-" + build and not old.endswith(".tmp"):
+            os.remove(os.path.join(state, old))
+    after = sum(len(v) for v in union.values())
+    print(f"campaign coverage (module build {build}): " + ", ".join(module_shares(kodir, union))
+          + f"; {after} distinct PCs (+{after - before} this run)")
+
+
+def cmd_report(log, kodir):
+    reached = reached_in(log)
     # function name -> source file, from the objects of the module build
     src = os.path.join(kodir, "src")
     owner = {}
@@ -167,6 +224,8 @@ def main():
         cmd_harvest(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "report":
         cmd_report(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "campaign":
+        cmd_campaign(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
