@@ -131,16 +131,25 @@ def reached_in(log):
     return reached
 
 
-def module_shares(kodir, reached):
-    """one "coverage: MOD.ko: ..." line a module, for @reached"""
-    lines = []
+def module_hits(kodir, reached):
+    """(module, its call sites by section, sites reached, all sites, PCs
+    reported that are no call site) of xqp.ko and xqp_soft.ko"""
     for mod in ("xqp", "xqp_soft"):
         sites = cov_sites(os.path.join(kodir, mod + ".ko"))
         total = sum(len(s) for s in sites.values())
         hit = sum(len(s & reached.get((mod, sec), set())) for sec, s in sites.items())
-        share = 100.0 * hit / total if total else 0.0
-        lines.append(f"{mod}.ko {hit} of {total} KCOV sites ({share:.1f}%)")
-    return lines
+        stray = sum(len(reached.get((mod, sec), set()) - s) for sec, s in sites.items())
+        yield mod, sites, hit, total, stray
+
+
+def share(hit, total):
+    return 100.0 * hit / total if total else 0.0
+
+
+def module_shares(kodir, reached):
+    """one "MOD.ko H of T KCOV sites (S%)" a module, for @reached"""
+    return [f"{mod}.ko {hit} of {total} KCOV sites ({share(hit, total):.1f}%)"
+            for mod, _, hit, total, _ in module_hits(kodir, reached)]
 
 
 def cmd_campaign(log, kodir, state):
@@ -192,15 +201,9 @@ def cmd_report(log, kodir):
                     owner.setdefault(name, rel[:-2])
     lines = []
     per_file = collections.defaultdict(lambda: [0, 0])
-    for mod in ("xqp", "xqp_soft"):
-        ko = os.path.join(kodir, mod + ".ko")
-        sites = cov_sites(ko)
-        funcs = functions(ko)
-        total = sum(len(s) for s in sites.values())
-        hit = sum(len(s & reached.get((mod, sec), set())) for sec, s in sites.items())
-        stray = sum(len(reached.get((mod, sec), set()) - s) for sec, s in sites.items())
-        share = 100.0 * hit / total if total else 0.0
-        lines.append(f"coverage: {mod}.ko: {hit} of {total} KCOV sites reached ({share:.1f}%)"
+    for mod, sites, hit, total, stray in module_hits(kodir, reached):
+        funcs = functions(os.path.join(kodir, mod + ".ko"))
+        lines.append(f"coverage: {mod}.ko: {hit} of {total} KCOV sites reached ({share(hit, total):.1f}%)"
                      + (f"; {stray} reported PCs are no call site" if stray else ""))
         for sec, s in sites.items():
             got = reached.get((mod, sec), set())
