@@ -243,16 +243,19 @@ int soft_seg_atomic(struct soft_seg *seg, int cmp_swap, xqp_u64 compare_add,
 {
 	xqp_u64 avail;
 	char *p = soft_seg_map(seg, 0, &avail);
-	int ok = avail >= 8 && !((unsigned long)p & 7);
 	xqp_u64 *v = (xqp_u64 *)p;
 
-	if (ok && cmp_swap) {
+	if (avail < 8 || ((unsigned long)p & 7)) {
+		soft_seg_unmap(seg, p);
+		return -XQP_EINVAL;
+	}
+	if (cmp_swap) {
 		*old = compare_add;
 		__atomic_compare_exchange_n(v, old, swap, 0, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
-	} else if (ok) {
+	} else {
 		*old = __atomic_fetch_add(v, compare_add, __ATOMIC_SEQ_CST);
 	}
 	soft_seg_unmap(seg, p);
-	return ok ? 0 : -XQP_EINVAL;
+	return 0;
 }
