@@ -176,6 +176,26 @@ void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num)
 	return leaf ? leaf->slot[num & SOFT_LEAF_MASK] : NULL;
 }
 
+/* The object numbered *@num or the first above it, and its number; NULL if none. */
+static void *soft_numtab_next(struct soft_numtab *tab, xqp_u32 *num)
+{
+	struct soft_leaf *leaf;
+	xqp_u32 n;
+
+	for (n = *num; n < SOFT_NUM_SPACE; n++) {
+		leaf = tab->leaf[n >> SOFT_LEAF_SHIFT];
+		if (!leaf) {
+			n |= SOFT_LEAF_MASK;	/* the next leaf */
+			continue;
+		}
+		if (leaf->slot[n & SOFT_LEAF_MASK]) {
+			*num = n;
+			return leaf->slot[n & SOFT_LEAF_MASK];
+		}
+	}
+	return NULL;
+}
+
 /*
  * Unmaps @num. Caller holds soft->lock.
  * Return: a leaf the caller must free after unlocking, or NULL.
@@ -291,6 +311,19 @@ struct soft_qp *soft_qp_get(struct xqp_soft *soft, xqp_u32 qp_num)
 {
 	return soft_num_get(soft, &soft->qpns, qp_num,
 			    __builtin_offsetof(struct soft_qp, refs));
+}
+
+struct soft_qp *soft_qp_get_next(struct xqp_soft *soft, xqp_u32 *qp_num)
+{
+	struct soft_qp *qp;
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	qp = (struct soft_qp *)soft_numtab_next(&soft->qpns, qp_num);
+	if (qp)
+		soft_refs_get(&qp->refs);
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	return qp;
 }
 
 /* An SRQ by number, referenced; NULL if none. */

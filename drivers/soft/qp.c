@@ -180,3 +180,62 @@ int soft_destroy_qp(void *drv, void *drv_qp)
 	xqp_free(qp);
 	return 0;
 }
+
+/* Unpolled completions and overruns of @cq (NULL: none). */
+static void soft_cq_state(struct soft_cq *cq, xqp_u32 *count, xqp_u64 *overruns)
+{
+	unsigned long flags;
+
+	if (!cq)
+		return;
+	flags = xqp_spin_lock_irqsave(&cq->lock);
+	*count = cq->count;
+	*overruns = cq->overruns;
+	xqp_spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/**
+ * xqp_soft_qp_state - one QP's transport state, for debugfs.
+ * @soft: the soft device.
+ * @qp_num: the first QP number to look at.
+ * @out: the state of the QP numbered @qp_num, or of the next one above it.
+ *
+ * Each lock is taken on its own, so the fields are a snapshot of each part,
+ * not of the whole.
+ *
+ * Context: any.
+ * Return: 1 with *@out filled, 0 when no QP is numbered @qp_num or above.
+ */
+int xqp_soft_qp_state(struct xqp_soft *soft, xqp_u32 qp_num,
+		      struct xqp_soft_qp_state *out)
+{
+	struct soft_qp *qp = soft_qp_get_next(soft, &qp_num);
+	unsigned long flags;
+
+	if (!qp)
+		return 0;
+	*out = (struct xqp_soft_qp_state){ .qp_num = qp_num, .type = qp->type };
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	out->state = qp->attr.qp_state;
+	out->dest_qp_num = qp->attr.dest_qp_num;
+	out->sq_psn = qp->attr.sq_psn;
+	out->rq_psn = qp->attr.rq_psn;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+
+	flags = xqp_spin_lock_irqsave(&qp->sq.lock);
+	out->sq_count = qp->sq.count;
+	out->sq_running = qp->sq_running;
+	out->head_wait = qp->head_wait;
+	out->head_started = qp->head_started;
+	out->rnr_left = qp->rnr_left;
+	out->retry_left = qp->retry_left;
+	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	flags = xqp_spin_lock_irqsave(&qp->rq.lock);	/* an empty ring without an RQ */
+	out->rq_count = qp->rq.count;
+	xqp_spin_unlock_irqrestore(&qp->rq.lock, flags);
+	soft_cq_state(qp->send_cq, &out->send_cq_count, &out->send_cq_overruns);
+	soft_cq_state(qp->recv_cq, &out->recv_cq_count, &out->recv_cq_overruns);
+	soft_refs_put(&qp->refs);
+	return 1;
+}

@@ -122,6 +122,22 @@ int xqp_soft_raise_cq_event(struct xqp_soft *soft, struct xqp_cq *core_cq,
 xqp_u16 xqp_soft_lid(struct xqp_soft *soft);
 /* Completions lost to a full CQ since it was created (tests). */
 xqp_u64 xqp_soft_cq_overruns(struct xqp_soft *soft, struct xqp_cq *core_cq);
+/* One QP's transport state, as debugfs's "qps" lists it. */
+struct xqp_soft_qp_state {
+	xqp_u32 qp_num;
+	xqp_u32 type;			/* enum xqp_qp_type */
+	xqp_u32 state;			/* enum xqp_qp_state */
+	xqp_u32 dest_qp_num;
+	xqp_u32 sq_psn, rq_psn;
+	xqp_u32 sq_count, rq_count;	/* WQEs queued */
+	xqp_u32 sq_running, head_wait, head_started;
+	int rnr_left, retry_left;	/* -1: the head has not waited */
+	xqp_u32 send_cq_count, recv_cq_count;	/* completions unpolled */
+	xqp_u64 send_cq_overruns, recv_cq_overruns;
+};
+/* The QP numbered @qp_num or the next one above it: 1 and *@out, or 0 if none. */
+int xqp_soft_qp_state(struct xqp_soft *soft, xqp_u32 qp_num,
+		      struct xqp_soft_qp_state *out);
 /* Tests only: where the next QP number search starts (to reach the wrap). */
 void xqp_soft_set_qpn_cursor(struct xqp_soft *soft, xqp_u32 next);
 

@@ -19,7 +19,10 @@
  * the acceptance suite makes the driver refuse a destroy from userspace.
  * Beside it, counts (read only) gives the device's live driver objects of
  * each kind, one "kind N" a line (pd cq xrcd srq qp mr): scripts/kill-rounds
- * reads it after each round.
+ * reads it after each round; and qps (read only) each QP's transport state,
+ * one line each (scripts/rdmacm-check shows it for a connection that hangs).
+ * A device linked to a netdev (`rdma link add`) has the same directory,
+ * named as its link.
  *
  * /sys/kernel/debug/xqp_soft/hotplug (root only): writing "remove N" removes
  * device xqp_softN as unloading the module would (its open files stay, and
@@ -34,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -142,6 +146,30 @@ static int soft_counts_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(soft_counts);
 
+/*
+ * qps (read only): each QP's transport state, one line each, for a look at
+ * a connection that stopped: number, type, state, peer, PSNs, queued WQEs,
+ * the send queue's runner, unpolled completions and CQ overruns.
+ */
+static int soft_qps_show(struct seq_file *m, void *unused)
+{
+	struct xqp_soft_qp_state s;
+	xqp_u32 n;
+
+	for (n = 0; xqp_soft_qp_state(m->private, n, &s); n = s.qp_num + 1) {
+		seq_printf(m, "qpn %u type %u state %u dqpn %u sq_psn %u rq_psn %u sq %u rq %u "
+			   "running %u wait %u started %u rnr_left %d retry_left %d "
+			   "scq %u/%llu rcq %u/%llu\n",
+			   s.qp_num, s.type, s.state, s.dest_qp_num, s.sq_psn, s.rq_psn,
+			   s.sq_count, s.rq_count, s.sq_running, s.head_wait, s.head_started,
+			   s.rnr_left, s.retry_left, s.send_cq_count,
+			   (unsigned long long)s.send_cq_overruns, s.recv_cq_count,
+			   (unsigned long long)s.recv_cq_overruns);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(soft_qps);
+
 /* Failures are not fatal: without debugfs the hook is simply absent. */
 static struct dentry *soft_debugfs_add(struct xqp_soft *soft, const char *name)
 {
@@ -152,6 +180,7 @@ static struct dentry *soft_debugfs_add(struct xqp_soft *soft, const char *name)
 	dir = debugfs_create_dir(name, soft_debugfs_root);
 	debugfs_create_file("inject", 0600, dir, soft, &soft_inject_fops);
 	debugfs_create_file("counts", 0400, dir, soft, &soft_counts_fops);
+	debugfs_create_file("qps", 0400, dir, soft, &soft_qps_fops);
 	return dir;
 }
 
@@ -240,20 +269,45 @@ static void xqp_destroy_softs(void)
 
 /* ---- linked devices, for xqp_ibdev's links (platform/kernel/link_driver.h) ---- */
 
+/* What a link holds: its device and the device's debugfs directory. */
+struct soft_linked {
+	struct xqp_soft *soft;
+	struct dentry *dir;
+};
+
 static void *soft_link_create(const char *name, struct net_device *ndev, int up,
 			      enum xqp_mtu mtu)
 {
-	return xqp_soft_create_linked(name, ndev, up, mtu);
+	struct soft_linked *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	struct xqp_soft *soft;
+
+	if (!l)
+		return ERR_PTR(-ENOMEM);
+	soft = xqp_soft_create_linked(name, ndev, up, mtu);
+	if (IS_ERR(soft)) {
+		kfree(l);
+		return soft;
+	}
+	l->soft = soft;
+	l->dir = soft_debugfs_add(soft, name);
+	return l;
 }
 
 static int soft_link_update(void *link_dev, int up, enum xqp_mtu mtu)
 {
-	return xqp_soft_link_update(link_dev, up, mtu);
+	struct soft_linked *l = link_dev;
+
+	return xqp_soft_link_update(l->soft, up, mtu);
 }
 
+/* Hooks first, as soft_remove(); xqp_soft_exit() unregisters the links before the tree goes. */
 static void soft_link_destroy(void *link_dev)
 {
-	xqp_soft_destroy(link_dev);
+	struct soft_linked *l = link_dev;
+
+	debugfs_remove(l->dir);
+	xqp_soft_destroy(l->soft);
+	kfree(l);
 }
 
 static const struct xqp_link_driver soft_link_driver = {

@@ -265,6 +265,8 @@ struct soft_qp {
 
 /* ---- pool.c ---- */
 struct soft_qp *soft_qp_get(struct xqp_soft *soft, xqp_u32 qp_num);
+/* The QP numbered *@qp_num or the next above it, referenced, and its number; NULL if none. */
+struct soft_qp *soft_qp_get_next(struct xqp_soft *soft, xqp_u32 *qp_num);
 struct soft_srq *soft_srq_get(struct xqp_soft *soft, xqp_u32 srq_num);
 int soft_numtab_init(struct soft_numtab *tab, xqp_u32 first);
 void soft_numtab_free(struct soft_numtab *tab);

@@ -606,6 +606,19 @@ void xqp_cpu_relax(void)
 	sched_yield();
 }
 
+/* Bit by bit: the host's copy is for tests, not speed. */
+xqp_u32 xqp_crc32_le(xqp_u32 crc, const void *p, xqp_size_t len)
+{
+	const unsigned char *b = static_cast<const unsigned char *>(p);
+
+	while (len--) {
+		crc ^= *b++;
+		for (int i = 0; i < 8; i++)
+			crc = (crc >> 1) ^ (0xedb88320U & (0U - (crc & 1)));
+	}
+	return crc;
+}
+
 void xqp_bug(const char *file, int line, const char *what)
 {
 	std::fprintf(stderr, "xqp: BUG at %s:%d: %s\n", file, line, what);

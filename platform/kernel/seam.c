@@ -6,6 +6,7 @@
  * the seam (drivers/soft).
  */
 #include <linux/bug.h>
+#include <linux/crc32.h>
 #include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
@@ -269,6 +270,12 @@ void xqp_cpu_relax(void)
 	cpu_relax();
 }
 EXPORT_SYMBOL_GPL(xqp_cpu_relax);
+
+xqp_u32 xqp_crc32_le(xqp_u32 crc, const void *p, xqp_size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_GPL(xqp_crc32_le);
 
 void xqp_bug(const char *file, int line, const char *what)
 {

@@ -160,6 +160,11 @@ void xqp_seam_exit(void);
 void xqp_might_sleep(void);
 void xqp_cond_resched(void);	/* a scheduling point in long process-context work */
 void xqp_cpu_relax(void);
+/*
+ * The reflected CRC-32 (polynomial 0xedb88320) of @len bytes at @p, from
+ * @crc, without the customary inversions (Linux's crc32_le()): RoCE's ICRC.
+ */
+xqp_u32 xqp_crc32_le(xqp_u32 crc, const void *p, xqp_size_t len);
 __attribute__((noreturn)) void xqp_bug(const char *file, int line, const char *what);
 void xqp_warn(const char *file, int line, const char *what);
 __attribute__((format(printf, 1, 2))) void xqp_log(const char *fmt, ...);

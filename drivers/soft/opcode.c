@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The opcodes xqp speaks on the wire (IBA 9.2, Table 38) and the headers
+ * each one carries, as rxe_opcode.c is rxe's: RC and XRC (every SEND,
+ * WRITE, READ, atomic and acknowledge), UC (SEND and WRITE), UD (SEND
+ * only), and RoCE v2's CNP, taken and ignored. RD, FLUSH and ATOMIC WRITE
+ * are not spoken: soft_op_mask() is 0 for them.
+ */
+#include "wire.h"
+
+#define REQ_SEND	(SOFT_OPF_SEND | SOFT_OPF_REQUEST | SOFT_OPF_PAYLOAD)
+#define REQ_WRITE	(SOFT_OPF_WRITE | SOFT_OPF_REQUEST | SOFT_OPF_PAYLOAD)
+#define RESP_READ	(SOFT_OPF_READ | SOFT_OPF_PAYLOAD)
+#define ONLY		(SOFT_OPF_FIRST | SOFT_OPF_LAST)
+#define ATOMIC_REQ	(SOFT_OPF_ATMETH | SOFT_OPF_REQUEST | SOFT_OPF_ATOMIC | ONLY)
+
+/* Operation (opcode bits 4-0) -> what it is on RC; 0: not one. */
+static const xqp_u32 soft_op_rc[32] = {
+	[SOFT_OP_SEND_FIRST] = REQ_SEND | SOFT_OPF_FIRST,
+	[SOFT_OP_SEND_MIDDLE] = REQ_SEND,
+	[SOFT_OP_SEND_LAST] = REQ_SEND | SOFT_OPF_LAST,
+	[SOFT_OP_SEND_LAST_IMM] = REQ_SEND | SOFT_OPF_LAST | SOFT_OPF_IMMDT,
+	[SOFT_OP_SEND_ONLY] = REQ_SEND | ONLY,
+	[SOFT_OP_SEND_ONLY_IMM] = REQ_SEND | ONLY | SOFT_OPF_IMMDT,
+	[SOFT_OP_WRITE_FIRST] = REQ_WRITE | SOFT_OPF_FIRST | SOFT_OPF_RETH,
+	[SOFT_OP_WRITE_MIDDLE] = REQ_WRITE,
+	[SOFT_OP_WRITE_LAST] = REQ_WRITE | SOFT_OPF_LAST,
+	[SOFT_OP_WRITE_LAST_IMM] = REQ_WRITE | SOFT_OPF_LAST | SOFT_OPF_IMMDT,
+	[SOFT_OP_WRITE_ONLY] = REQ_WRITE | ONLY | SOFT_OPF_RETH,
+	[SOFT_OP_WRITE_ONLY_IMM] = REQ_WRITE | ONLY | SOFT_OPF_RETH | SOFT_OPF_IMMDT,
+	[SOFT_OP_READ_REQUEST] = SOFT_OPF_READ | SOFT_OPF_REQUEST | ONLY | SOFT_OPF_RETH,
+	[SOFT_OP_READ_RESPONSE_FIRST] = RESP_READ | SOFT_OPF_FIRST | SOFT_OPF_AETH,
+	[SOFT_OP_READ_RESPONSE_MIDDLE] = RESP_READ,
+	[SOFT_OP_READ_RESPONSE_LAST] = RESP_READ | SOFT_OPF_LAST | SOFT_OPF_AETH,
+	[SOFT_OP_READ_RESPONSE_ONLY] = RESP_READ | ONLY | SOFT_OPF_AETH,
+	[SOFT_OP_ACKNOWLEDGE] = SOFT_OPF_ACK | ONLY | SOFT_OPF_AETH,
+	[SOFT_OP_ATOMIC_ACKNOWLEDGE] = SOFT_OPF_ACK | ONLY | SOFT_OPF_AETH | SOFT_OPF_ATMACK,
+	[SOFT_OP_COMPARE_SWAP] = ATOMIC_REQ,
+	[SOFT_OP_FETCH_ADD] = ATOMIC_REQ,
+	[SOFT_OP_SEND_LAST_INV] = REQ_SEND | SOFT_OPF_LAST | SOFT_OPF_IETH,
+	[SOFT_OP_SEND_ONLY_INV] = REQ_SEND | ONLY | SOFT_OPF_IETH,
+};
+
+/* RoCE v2's CNP (A17.9.2): BTH, 16 reserved bytes, ICRC. */
+#define SOFT_OP_CNP_CODE	(SOFT_OP_CNP | 0x01)
+#define SOFT_CNP_RESERVED	16
+
+xqp_u32 soft_op_mask(xqp_u8 opcode)
+{
+	xqp_u32 op = opcode & 0x1f, m = soft_op_rc[op];
+
+	switch (SOFT_OP_TRANSPORT(opcode)) {
+	case SOFT_OP_RC:
+		return m;
+	case SOFT_OP_XRC:	/* RC's, with the XRCETH on every request */
+		return m & SOFT_OPF_REQUEST ? m | SOFT_OPF_XRCETH : m;
+	case SOFT_OP_UC:	/* SEND and WRITE, without invalidate */
+		return op <= SOFT_OP_WRITE_ONLY_IMM ? m : 0;
+	case SOFT_OP_UD:	/* single-packet SENDs */
+		return op == SOFT_OP_SEND_ONLY || op == SOFT_OP_SEND_ONLY_IMM ?
+		       m | SOFT_OPF_DETH : 0;
+	case SOFT_OP_CNP:
+		return opcode == SOFT_OP_CNP_CODE ? SOFT_OPF_CNP | ONLY : 0;
+	}
+	return 0;
+}
+
+xqp_u32 soft_op_hdr_len(xqp_u32 mask)
+{
+	xqp_u32 len = SOFT_BTH_BYTES;
+
+	len += mask & SOFT_OPF_XRCETH ? SOFT_XRCETH_BYTES : 0;
+	len += mask & SOFT_OPF_DETH ? SOFT_DETH_BYTES : 0;
+	len += mask & SOFT_OPF_RETH ? SOFT_RETH_BYTES : 0;
+	len += mask & SOFT_OPF_ATMETH ? SOFT_ATMETH_BYTES : 0;
+	len += mask & SOFT_OPF_AETH ? SOFT_AETH_BYTES : 0;
+	len += mask & SOFT_OPF_ATMACK ? SOFT_ATMACK_BYTES : 0;
+	len += mask & SOFT_OPF_IMMDT ? SOFT_IMMDT_BYTES : 0;
+	len += mask & SOFT_OPF_IETH ? SOFT_IETH_BYTES : 0;
+	len += mask & SOFT_OPF_CNP ? SOFT_CNP_RESERVED : 0;
+	return len;
+}
+
+static const char *const soft_op_names[32] = {
+	[SOFT_OP_SEND_FIRST] = "SEND_FIRST",
+	[SOFT_OP_SEND_MIDDLE] = "SEND_MIDDLE",
+	[SOFT_OP_SEND_LAST] = "SEND_LAST",
+	[SOFT_OP_SEND_LAST_IMM] = "SEND_LAST_IMM",
+	[SOFT_OP_SEND_ONLY] = "SEND_ONLY",
+	[SOFT_OP_SEND_ONLY_IMM] = "SEND_ONLY_IMM",
+	[SOFT_OP_WRITE_FIRST] = "WRITE_FIRST",
+	[SOFT_OP_WRITE_MIDDLE] = "WRITE_MIDDLE",
+	[SOFT_OP_WRITE_LAST] = "WRITE_LAST",
+	[SOFT_OP_WRITE_LAST_IMM] = "WRITE_LAST_IMM",
+	[SOFT_OP_WRITE_ONLY] = "WRITE_ONLY",
+	[SOFT_OP_WRITE_ONLY_IMM] = "WRITE_ONLY_IMM",
+	[SOFT_OP_READ_REQUEST] = "READ_REQUEST",
+	[SOFT_OP_READ_RESPONSE_FIRST] = "READ_RESPONSE_FIRST",
+	[SOFT_OP_READ_RESPONSE_MIDDLE] = "READ_RESPONSE_MIDDLE",
+	[SOFT_OP_READ_RESPONSE_LAST] = "READ_RESPONSE_LAST",
+	[SOFT_OP_READ_RESPONSE_ONLY] = "READ_RESPONSE_ONLY",
+	[SOFT_OP_ACKNOWLEDGE] = "ACKNOWLEDGE",
+	[SOFT_OP_ATOMIC_ACKNOWLEDGE] = "ATOMIC_ACKNOWLEDGE",
+	[SOFT_OP_COMPARE_SWAP] = "COMPARE_SWAP",
+	[SOFT_OP_FETCH_ADD] = "FETCH_ADD",
+	[SOFT_OP_SEND_LAST_INV] = "SEND_LAST_INV",
+	[SOFT_OP_SEND_ONLY_INV] = "SEND_ONLY_INV",
+};
+
+const char *soft_op_name(xqp_u8 opcode)
+{
+	xqp_u32 m = soft_op_mask(opcode);
+
+	if (!m)
+		return "unknown";
+	return m & SOFT_OPF_CNP ? "CNP" : soft_op_names[opcode & 0x1f];
+}
