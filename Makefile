@@ -82,6 +82,11 @@ bench-kernel:
 	$(Q)scripts/bench-kernel
 	$(Q)scripts/bench-plot
 
+# The scaling metrics at more vCPUs, on a lent many-core machine: builds the
+# bundle to carry there (scripts/bench-scale; run and report are its other steps).
+bench-scale:
+	$(Q)scripts/bench-scale bundle
+
 # ftrace call-path profile of the benchmark's verbs on Debian 6.12
 # (scripts/bench-profile [kernel] [uverbs]; counts calls, not time).
 bench-profile:
@@ -175,7 +180,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check kill-rounds memcg-check fuzz fuzz-host bench-profile
+.PHONY: res-check link-check rdmacm-check kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
