@@ -110,17 +110,18 @@ extern "C" struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 
  * @dev: the device.
  * @port: the port number, 1..phys_port_cnt.
  * @index: the entry.
- * @gid: the 16 bytes, network order, or NULL to clear the entry.
+ * @entry: the GID (network order), its type and netdev, or NULL to clear
+ *	   the entry.
  *
  * For a table kept outside the device (ib_core's RoCE GID management);
  * the clients then hear XQP_EVENT_GID_CHANGE (xqp_device_event()).
  *
  * Context: may sleep; under the RTNL or ib_core's GID table lock is fine.
- * Return: 0, -EIO for a removed device, -EINVAL for a bad port or index,
- * -EOPNOTSUPP if the device's table cannot be set.
+ * Return: 0, -EIO for a removed device, -EINVAL for a bad port, index or
+ * type, -EOPNOTSUPP if the device's table cannot be set.
  */
 extern "C" int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 index,
-			      const xqp_u8 *gid)
+			      const struct xqp_gid_entry *entry)
 {
 	int ret = port_usable(dev, port);
 
@@ -128,8 +129,42 @@ extern "C" int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 inde
 		return ret;
 	if (!dev->ops->modify_gid)
 		return -XQP_EOPNOTSUPP;
-	ret = dev->ops->modify_gid(dev->drv, port, index, gid);
+	if (entry && entry->gid_type > XQP_GID_TYPE_ROCE_V2)
+		return -XQP_EINVAL;
+	ret = dev->ops->modify_gid(dev->drv, port, index, entry);
 	if (!ret)
 		xqp_device_event(dev, XQP_EVENT_GID_CHANGE, port);
+	return ret;
+}
+
+/**
+ * xqp_query_gid_entry - one entry of a port's GID table, with its type
+ * and netdev (ib_uverbs' QUERY_GID_ENTRY; libibverbs' ibv_query_gid_ex()).
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt.
+ * @index: the entry, 0..gid_tbl_len-1 (xqp_query_port()).
+ * @entry: filled in.
+ *
+ * Context: may sleep.
+ * Return: 0, -ENODATA for an empty entry, or as xqp_query_gid().
+ */
+extern "C" int xqp_query_gid_entry(struct xqp_device *dev, xqp_u32 port, int index,
+				   struct xqp_gid_entry *entry)
+{
+	static constexpr xqp_u8 zero[16] = {};
+	int ret = port_usable(dev, port);
+
+	if (ret)
+		return ret;
+	if (index < 0)
+		return -XQP_EINVAL;
+	*entry = {};
+	if (dev->ops->query_gid_entry)
+		return dev->ops->query_gid_entry(dev->drv, port, index, entry);
+	if (!dev->ops->query_gid)
+		return -XQP_EOPNOTSUPP;
+	ret = dev->ops->query_gid(dev->drv, port, index, entry->gid);
+	if (!ret && !__builtin_memcmp(entry->gid, zero, sizeof(zero)))
+		ret = -XQP_ENODATA;
 	return ret;
 }

@@ -12,6 +12,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <rdma/rdma_user_ioctl_cmds.h>
+
 #include "uverbs.h"
 #include "export.h"
 #include "../uapi/xqp_uverbs.h"
@@ -292,6 +294,8 @@ static long xqp_uverbs_ioctl(struct file *filp, unsigned int ioc, unsigned long 
 	int srcu_key;
 	long ret;
 
+	if (ioc == RDMA_VERBS_IOCTL)
+		return xqp_uverbs_verbs_ioctl(file, (struct ib_uverbs_ioctl_hdr __user *)arg);
 	switch (ioc) {
 	case XQP_UVERBS_IOC_RAISE_QP_EVENT:
 		type = XQP_UOBJ_QP;

@@ -280,6 +280,9 @@ struct xqp_mem *xqp_umem_get(u64 start, u64 length, int access);
 int xqp_cmd_get_context(struct xqp_cmd *cmd);
 int xqp_cmd_query_device(struct xqp_cmd *cmd);
 int xqp_cmd_query_port(struct xqp_cmd *cmd);
+/* cmd_ioctl.c: RDMA_VERBS_IOCTL (the device's GID queries; else EPROTONOSUPPORT). */
+struct ib_uverbs_ioctl_hdr;
+long xqp_uverbs_verbs_ioctl(struct xqp_ufile *file, struct ib_uverbs_ioctl_hdr __user *uhdr);
 int xqp_cmd_alloc_pd(struct xqp_cmd *cmd);
 int xqp_cmd_create_comp_channel(struct xqp_cmd *cmd);
 int xqp_cmd_create_cq(struct xqp_cmd *cmd);

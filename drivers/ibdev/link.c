@@ -84,21 +84,30 @@ static struct xqp_link *link_of(const struct net_device *ndev)
 
 /* ---- the ib_device's own ops -------------------------------------------- */
 
-static int xqp_link_modify_gid(const struct ib_gid_attr *attr, const u8 *gid)
-{
-	return xqp_modify_gid(to_ibdev(attr->device)->xdev, attr->port_num, attr->index, gid);
-}
-
-/* ib_core's GID table changed: the soft device routes by the same GIDs. */
+/*
+ * ib_core's GID table changed: the soft device routes by the same GIDs and
+ * answers libibverbs' GID queries with them, types and netdevs included
+ * (ib_gid_type and ib_uverbs' numbers are xqp_gid_type's). ib_core holds
+ * the entry's netdev while it adds it.
+ */
 static int xqp_link_add_gid(const struct ib_gid_attr *attr, void **context)
 {
-	return xqp_link_modify_gid(attr, attr->gid.raw);
+	struct xqp_gid_entry e = {
+		.gid_type = attr->gid_type,
+		.ndev_ifindex = attr->ndev ? attr->ndev->ifindex : 0,
+	};
+
+	memcpy(e.gid, attr->gid.raw, sizeof(e.gid));
+	return xqp_modify_gid(to_ibdev(attr->device)->xdev, attr->port_num, attr->index, &e);
 }
 
 static int xqp_link_del_gid(const struct ib_gid_attr *attr, void **context)
 {
-	return xqp_link_modify_gid(attr, NULL);
+	return xqp_modify_gid(to_ibdev(attr->device)->xdev, attr->port_num, attr->index, NULL);
 }
+static_assert((int)IB_GID_TYPE_IB == (int)XQP_GID_TYPE_IB &&
+	      (int)IB_GID_TYPE_ROCE == (int)XQP_GID_TYPE_ROCE_V1 &&
+	      (int)IB_GID_TYPE_ROCE_UDP_ENCAP == (int)XQP_GID_TYPE_ROCE_V2);
 
 /*
  * ib_core is done with the ib_device (its unregistration, under its

@@ -95,6 +95,35 @@ int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
 }
 
 /**
+ * soft_query_gid_entry - soft_query_gid()'s entry with its type and netdev:
+ * an unlinked device's one GID is of type IB, on no netdev; a linked
+ * device's entries are as ib_core set them (link.c).
+ * @drv: the device.
+ * @port: the port (the core has checked it).
+ * @index: the entry.
+ * @entry: filled.
+ *
+ * Return: 0, -ENODATA for an empty entry, or -EINVAL past the table.
+ */
+int soft_query_gid_entry(void *drv, xqp_u32 port, int index, struct xqp_gid_entry *entry)
+{
+	struct xqp_soft *soft = drv;
+	int err;
+
+	(void)port;
+	err = soft_enter(drv, XQP_SOFT_OP_QUERY_GID);
+	if (err)
+		return err;
+	if (index < 0 || index >= (soft->link ? SOFT_ROCE_GID_TBL_LEN : SOFT_GID_TBL_LEN))
+		return -XQP_EINVAL;
+	if (soft->link)
+		return soft_link_gid_entry(soft, index, entry);
+	*entry = (struct xqp_gid_entry){ .gid_type = XQP_GID_TYPE_IB };
+	soft_fabric_gid(soft, entry->gid);
+	return 0;
+}
+
+/**
  * soft_query_pkey - the P_Key table of the port: the default P_Key 0xffff
  * at index 0, the other max_pkeys - 1 entries empty (0).
  * @drv: the device.

@@ -92,18 +92,18 @@ int xqp_soft_link_update(struct xqp_soft *soft, int up, enum xqp_mtu mtu)
  * @drv: a soft device.
  * @port: the port (the core has checked it).
  * @index: the entry (below SOFT_ROCE_GID_TBL_LEN, ib_core's table length).
- * @gid: the GID, network order, or NULL to clear the entry.
+ * @entry: the GID (network order), its type and netdev, or NULL to clear
+ *	   the entry.
  *
  * Context: any.
  * Return: 0, -EOPNOTSUPP (not linked), or -EINVAL (index past the table).
  */
-int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid)
+int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const struct xqp_gid_entry *entry)
 {
 	struct xqp_soft *soft = drv;
 	struct soft_link *link = soft->link;
 	struct soft_gid *e;
 	unsigned long flags;
-	int i;
 
 	(void)port;
 	if (!link)
@@ -112,10 +112,11 @@ int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid)
 		return -XQP_EINVAL;
 	e = &link->gids[index];
 	flags = xqp_spin_lock_irqsave(&soft->lock);
-	for (i = 0; i < 16; i++)
-		e->raw[i] = gid ? gid[i] : 0;
-	e->valid = gid != NULL;
-	if (gid && index >= link->ngids)
+	if (entry)
+		*e = (struct soft_gid){ .entry = *entry, .valid = 1 };
+	else
+		*e = (struct soft_gid){ .valid = 0 };
+	if (entry && index >= link->ngids)
 		link->ngids = index + 1;
 	while (link->ngids && !link->gids[link->ngids - 1].valid)
 		link->ngids--;
@@ -126,10 +127,23 @@ int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid)
 /* Entry @index of the link's table into @gid (zero when empty); soft->lock. */
 void soft_link_gid(const struct soft_link *link, int index, xqp_u8 gid[16])
 {
-	int i;
+	__builtin_memcpy(gid, link->gids[index].entry.gid, 16);
+}
 
-	for (i = 0; i < 16; i++)
-		gid[i] = link->gids[index].raw[i];
+/* Entry @index (below the table's length) of @soft's link: 0, or -ENODATA when empty. */
+int soft_link_gid_entry(struct xqp_soft *soft, int index, struct xqp_gid_entry *entry)
+{
+	const struct soft_gid *e = &soft->link->gids[index];
+	unsigned long flags;
+	int ret = 0;
+
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	if (e->valid)
+		*entry = e->entry;
+	else
+		ret = -XQP_ENODATA;
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	return ret;
 }
 
 /* Whether @gid is one of the link's valid entries. Any context. */
@@ -142,7 +156,7 @@ int soft_link_has_gid(struct xqp_soft *soft, const xqp_u8 gid[16])
 
 	flags = xqp_spin_lock_irqsave(&soft->lock);
 	for (i = 0; i < link->ngids && !found; i++)
-		found = link->gids[i].valid && soft_gid_equal(link->gids[i].raw, gid);
+		found = link->gids[i].valid && soft_gid_equal(link->gids[i].entry.gid, gid);
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	return found;
 }

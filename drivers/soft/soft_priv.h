@@ -77,7 +77,7 @@ struct soft_inject {
 
 /* One entry of a linked device's GID table. */
 struct soft_gid {
-	xqp_u8 raw[16];
+	struct xqp_gid_entry entry;
 	xqp_u8 valid;
 };
 
@@ -316,7 +316,8 @@ void soft_link_port(const struct soft_link *link, struct xqp_port_attr *attr);
 void soft_link_gid(const struct soft_link *link, int index, xqp_u8 gid[16]);
 int soft_link_has_gid(struct xqp_soft *soft, const xqp_u8 gid[16]);
 struct net_device *soft_get_netdev(void *drv, xqp_u32 port);
-int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
+int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const struct xqp_gid_entry *entry);
+int soft_link_gid_entry(struct xqp_soft *soft, int index, struct xqp_gid_entry *entry);
 int soft_gid_equal(const xqp_u8 *a, const xqp_u8 *b);
 int soft_fabric_join(struct xqp_soft *soft);
 int soft_fabric_reaches(const struct xqp_ah_attr *av, struct xqp_soft *soft);
@@ -326,6 +327,7 @@ void soft_fabric_leave(struct xqp_soft *soft);
 struct soft_qp *soft_fabric_find_qp(const struct xqp_ah_attr *av, xqp_u32 qp_num);
 void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16]);
 int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16]);
+int soft_query_gid_entry(void *drv, xqp_u32 port, int index, struct xqp_gid_entry *entry);
 int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 
 /* ---- mr.c ---- */

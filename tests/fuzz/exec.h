@@ -29,6 +29,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <linux/netlink.h>
 #include <rdma/ib_user_verbs.h>
 

@@ -2,6 +2,74 @@
 /* The executor: raw writes, the aux fds, and one op (run_op). */
 #include "exec.h"
 
+/*
+ * RDMA_VERBS_IOCTL: mostly the device's GID queries xqp answers (ports,
+ * indexes, entry sizes and output lengths at and around their limits),
+ * else another method, which must be EPROTONOSUPPORT; then one damage from
+ * the op's bytes: an attribute dropped, duplicated or unknown and
+ * mandatory, bad flags, a header length or reserved field off, a pointer
+ * to nowhere.
+ */
+static int verbs_ioctl(struct ufile *f, const struct fz_op *op)
+{
+	static const uint16_t sizes[] = { 0, 1, 24, 31, 32, 33, 40, 64, 4096 };
+	static const uint32_t indexes[] = { 0, 1, 2, 3, 1023, 1024, 0x7fffffff, 0xffffffff };
+	static __thread uint8_t out[64 * 64];
+	const uint8_t *a = op->a;
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[8];
+	} c;
+	uint64_t num = 0;
+	uint16_t es = sizes[a[3] % 9], n = 4;
+	int table = a[0] % 13 >= 6;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.object_id = a[0] % 13 < 10 ? UVERBS_OBJECT_DEVICE : a[9] % 32;
+	c.hdr.method_id = a[0] % 13 < 6 ? UVERBS_METHOD_QUERY_GID_ENTRY :
+			  a[0] % 13 < 10 ? UVERBS_METHOD_QUERY_GID_TABLE : a[10] % 16;
+	for (int i = 0; i < 8; i++)
+		c.attr[i].flags = UVERBS_ATTR_F_MANDATORY;
+	if (!table) {
+		c.attr[0] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_PORT,
+						     .len = 8, .data = a[1] % 3 };
+		c.attr[1] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX,
+						     .len = 8, .data = indexes[a[2] % 8] };
+		c.attr[2] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS,
+						     .len = 4, .data = a[5] % 8 ? 0 : a[5] };
+		c.attr[3] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+						     .len = sizes[a[4] % 9], .data = (uintptr_t)out };
+	} else {
+		c.attr[0] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE,
+						     .len = 8, .data = es };
+		c.attr[1] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_TABLE_FLAGS,
+						     .len = 4, .data = a[5] % 8 ? 0 : a[5] };
+		c.attr[2] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES,
+						     .len = (uint16_t)(es * (a[4] % 65)), .data = (uintptr_t)out };
+		c.attr[3] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES,
+						     .len = a[6] % 8 ? 8 : 4, .data = (uintptr_t)&num };
+	}
+	switch (a[7] % 10) {
+	case 0: n--; break;						/* one missing */
+	case 1: c.attr[n++] = c.attr[a[8] % 4]; break;			/* a duplicate */
+	case 2: c.attr[n++] = (struct ib_uverbs_attr){ .attr_id = a[8],
+			.flags = UVERBS_ATTR_F_MANDATORY }; break;	/* unknown, mandatory */
+	case 3: c.attr[a[8] % 4].flags = a[11]; break;
+	case 4: c.attr[a[8] % 4].attr_data.reserved = 1; break;
+	case 5: c.attr[a[8] % 4].data = a[11] % 2 ? 16 : (uint64_t)-4096; break;	/* nowhere */
+	case 6: n = (uint16_t)(a[8] % 12); break;			/* up to 8 past the array */
+	default: break;
+	}
+	c.hdr.num_attrs = n;
+	c.hdr.length = (uint16_t)(sizeof(c.hdr) + n * sizeof(c.attr[0]));
+	if (a[7] % 10 == 7)
+		c.hdr.length += (uint16_t)(a[12] % 3 ? 8 : -8);
+	if (a[7] % 10 == 8)
+		c.hdr.reserved1 = 1;
+	count();
+	return ioctl(f->fd, RDMA_VERBS_IOCTL, &c) < 0 ? errno : 0;
+}
+
 /* an arbitrary write: header fields and body from the op's bytes */
 static int raw(struct ufile *f, const struct fz_op *op)
 {
@@ -481,6 +549,8 @@ static int run_op(struct actor *ac, const struct fz_op *op)
 		count();
 		return ioctl(f->fd, ioc[a[0] % 3], &e) < 0 ? errno : 0;
 	}
+	case FZ_VERBS_IOCTL:
+		return verbs_ioctl(f, op);
 	case FZ_INJECT:
 		inject(op);
 		return 0;

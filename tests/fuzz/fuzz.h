@@ -53,6 +53,7 @@ enum fz_kind {
 	FZ_NL_RES,	/* a request to the xqp_res generic netlink family */
 	FZ_AUX_FD,	/* poll, epoll, O_ASYNC, fdinfo or a blocking read of an event fd */
 	FZ_HOTPLUG,	/* the second soft device removed or made again */
+	FZ_VERBS_IOCTL,	/* RDMA_VERBS_IOCTL: the GID queries, damaged now and then */
 	FZ_OP_COUNT
 };
 extern const char *const fz_kind_name[FZ_OP_COUNT];

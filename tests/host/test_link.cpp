@@ -37,6 +37,20 @@ void ev_event(xqp_device *dev, void *data, xqp_event *ev)
 }
 
 /* An IPv4-mapped GID (::ffff:10.0.0.@host), as ib_core makes for RoCE. */
+/* @g as ib_core's add_gid hands it over: a RoCE v2 entry on netdev 7. */
+struct Entry {
+	xqp_gid_entry e;
+	operator const xqp_gid_entry *() const { return &e; }
+};
+Entry v2(const xqp_u8 *g)
+{
+	Entry x = {};
+	std::memcpy(x.e.gid, g, 16);
+	x.e.gid_type = XQP_GID_TYPE_ROCE_V2;
+	x.e.ndev_ifindex = 7;
+	return x;
+}
+
 void v4_gid(xqp_u8 gid[16], int host)
 {
 	std::memset(gid, 0, 16);
@@ -176,16 +190,16 @@ TEST_F(Link, GidTableMirrorsWhatIsSetAndSaysSo)
 
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
 	EXPECT_EQ(std::memcmp(got, std::vector<xqp_u8>(16, 0).data(), 16), 0);	/* empty */
-	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, g), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, v2(g)), 0);
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, 3, got), 0);
 	EXPECT_EQ(std::memcmp(got, g, 16), 0);
 	ASSERT_EQ(seen_.size(), 1u);
 	EXPECT_EQ(seen_[0].type, XQP_EVENT_GID_CHANGE);
 
-	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, last, g), 0);	/* the last entry */
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, last, v2(g)), 0);	/* the last entry */
 	ASSERT_EQ(xqp_query_gid(ldev(0), 1, last, got), 0);
 	EXPECT_EQ(std::memcmp(got, g, 16), 0);
-	EXPECT_EQ(xqp_modify_gid(ldev(0), 1, last + 1, g), -XQP_EINVAL);
+	EXPECT_EQ(xqp_modify_gid(ldev(0), 1, last + 1, v2(g)), -XQP_EINVAL);
 	EXPECT_EQ(xqp_query_gid(ldev(0), 1, last + 1, got), -XQP_EINVAL);
 
 	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, nullptr), 0);
@@ -194,13 +208,55 @@ TEST_F(Link, GidTableMirrorsWhatIsSetAndSaysSo)
 	EXPECT_EQ(seen_.size(), 3u);
 }
 
+/* What libibverbs' ibv_query_gid_ex() gets through the char device's QUERY_GID_ENTRY. */
+TEST_F(Link, GidEntriesKeepTheirTypeAndNetdev)
+{
+	xqp_u8 g[16], raw[16];
+	xqp_gid_entry got;
+	v4_gid(g, 1);
+
+	EXPECT_EQ(xqp_query_gid_entry(ldev(0), 1, 3, &got), -XQP_ENODATA);	/* empty */
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, v2(g)), 0);
+	ASSERT_EQ(xqp_query_gid_entry(ldev(0), 1, 3, &got), 0);
+	EXPECT_EQ(std::memcmp(got.gid, g, 16), 0);
+	EXPECT_EQ(got.gid_type, static_cast<xqp_u32>(XQP_GID_TYPE_ROCE_V2));
+	EXPECT_EQ(got.ndev_ifindex, 7u);
+
+	Entry v1 = v2(g);
+	v1.e.gid_type = XQP_GID_TYPE_ROCE_V1;
+	v1.e.ndev_ifindex = 9;
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 2, v1), 0);
+	ASSERT_EQ(xqp_query_gid_entry(ldev(0), 1, 2, &got), 0);
+	EXPECT_EQ(got.gid_type, static_cast<xqp_u32>(XQP_GID_TYPE_ROCE_V1));
+	EXPECT_EQ(got.ndev_ifindex, 9u);
+
+	Entry bad = v2(g);
+	bad.e.gid_type = 3;
+	EXPECT_EQ(xqp_modify_gid(ldev(0), 1, 4, bad), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_gid_entry(ldev(0), 1, 4, &got), -XQP_ENODATA);
+	EXPECT_EQ(xqp_query_gid_entry(ldev(0), 1, XQP_RULES_ROCE_GID_TBL_LEN, &got), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_gid_entry(ldev(0), 1, -1, &got), -XQP_EINVAL);
+	EXPECT_EQ(xqp_query_gid_entry(ldev(0), 2, 0, &got), -XQP_EINVAL);
+
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 3, nullptr), 0);
+	EXPECT_EQ(xqp_query_gid_entry(ldev(0), 1, 3, &got), -XQP_ENODATA);
+
+	/* an unlinked device: its one GID, of type IB, on no netdev */
+	ASSERT_EQ(xqp_query_gid(dev(), 1, 0, raw), 0);
+	ASSERT_EQ(xqp_query_gid_entry(dev(), 1, 0, &got), 0);
+	EXPECT_EQ(std::memcmp(got.gid, raw, 16), 0);
+	EXPECT_EQ(got.gid_type, static_cast<xqp_u32>(XQP_GID_TYPE_IB));
+	EXPECT_EQ(got.ndev_ifindex, 0u);
+	EXPECT_EQ(xqp_query_gid_entry(dev(), 1, 1, &got), -XQP_EINVAL);
+}
+
 TEST_F(Link, LinkedDevicesReachEachOtherByGidNotByLid)
 {
 	xqp_u8 ga[16], gb[16];
 	v4_gid(ga, 1);
 	v4_gid(gb, 2);
-	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 1, ga), 0);
-	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, gb), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 1, v2(ga)), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, v2(gb)), 0);
 	a_.init(ldev(0));
 	b_.init(ldev(1));
 	xqp_qp *qa = rc_qp(a_), *qb = rc_qp(b_);
@@ -263,12 +319,12 @@ TEST_F(Link, UdByGidWritesTheHeadersItArrivedWith)
 	v4_gid(ga, 1);
 	v4_gid(gb, 2);
 	ll[15] = 7;
-	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 0, ll), 0);
-	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 1, ga), 0);
-	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, gb), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 0, v2(ll)), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(0), 1, 1, v2(ga)), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 1, v2(gb)), 0);
 	xqp_u8 llb[16] = {0xfe, 0x80};
 	llb[15] = 8;
-	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 0, llb), 0);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 0, v2(llb)), 0);
 	a_.init(ldev(0));
 	b_.init(ldev(1));
 	xqp_qp_init_attr init = {};
@@ -361,7 +417,7 @@ TEST_F(Link, LinkedDeviceAllocationFailureSweep)
 		if (!xqp_is_err(s)) {
 			xqp_u8 g[16];
 			v4_gid(g, 9);
-			EXPECT_EQ(xqp_modify_gid(xqp_soft_device(s), 1, 3, g), 0);
+			EXPECT_EQ(xqp_modify_gid(xqp_soft_device(s), 1, 3, v2(g)), 0);
 			xqp_u8 back[16];
 			EXPECT_EQ(xqp_query_gid(xqp_soft_device(s), 1, 3, back), 0);
 			EXPECT_EQ(std::memcmp(g, back, 16), 0);

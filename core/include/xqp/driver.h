@@ -153,11 +153,20 @@ struct xqp_device_ops {
 	 */
 	struct net_device *(*get_netdev)(void *drv, xqp_u32 port);
 	/*
-	 * Optional: set entry @index of @port's GID table to @gid, or clear
-	 * it (@gid NULL), for a device whose table is kept by someone else
+	 * Optional: set entry @index of @port's GID table to @entry, or clear
+	 * it (@entry NULL), for a device whose table is kept by someone else
 	 * (ib_core's RoCE GID management, through ibdev). Any context.
 	 */
-	int (*modify_gid)(void *drv, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
+	int (*modify_gid)(void *drv, xqp_u32 port, xqp_u32 index,
+			  const struct xqp_gid_entry *entry);
+	/*
+	 * Optional: entry @index of @port's GID table with its type and
+	 * netdev; -ENODATA for an empty entry, -EINVAL past the table. Without
+	 * it the core reports query_gid's GID as type IB, on no netdev. Any
+	 * context.
+	 */
+	int (*query_gid_entry)(void *drv, xqp_u32 port, int index,
+			       struct xqp_gid_entry *entry);
 };
 
 /**

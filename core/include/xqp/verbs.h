@@ -316,6 +316,20 @@ enum xqp_link_layer {
  * driver's get_link_layer for it). Plain integers, named by the enums above,
  * so that whatever a driver stores is a value. LIDs are 16-bit IB LIDs.
  */
+/* A GID's type, as ib_uverbs numbers them (enum ib_uverbs_gid_type). */
+enum xqp_gid_type {
+	XQP_GID_TYPE_IB = 0,
+	XQP_GID_TYPE_ROCE_V1 = 1,
+	XQP_GID_TYPE_ROCE_V2 = 2,
+};
+
+/* One entry of a port's GID table: what ib_uverbs' QUERY_GID_ENTRY returns. */
+struct xqp_gid_entry {
+	xqp_u8 gid[16];			/* network order */
+	xqp_u32 gid_type;		/* enum xqp_gid_type */
+	xqp_u32 ndev_ifindex;		/* the entry's netdev, 0 if none */
+};
+
 struct xqp_port_attr {
 	xqp_u32 state;			/* enum xqp_port_state */
 	xqp_u32 max_mtu;		/* enum xqp_mtu */
@@ -353,8 +367,11 @@ int xqp_query_port(struct xqp_device *dev, xqp_u32 port, struct xqp_port_attr *a
 const char *xqp_device_name(const struct xqp_device *dev);
 struct net_device;
 struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 port);
-int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 index, const xqp_u8 *gid);
+int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 index,
+		   const struct xqp_gid_entry *entry);
 int xqp_query_gid(struct xqp_device *dev, xqp_u32 port, int index, xqp_u8 gid[16]);
+int xqp_query_gid_entry(struct xqp_device *dev, xqp_u32 port, int index,
+			struct xqp_gid_entry *entry);
 int xqp_query_pkey(struct xqp_device *dev, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 
 /* ---- PD / CQ ---------------------------------------------------------- */
