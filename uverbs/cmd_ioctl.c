@@ -151,8 +151,11 @@ static int ioctl_query_gid_table(struct xqp_ioctl *io)
 	u32 port, i;
 	int ret;
 
-	ret = ioctl_get_in(io, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0, &flags) ?:
-	      ioctl_get_in(io, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, U16_MAX, &entry_size);
+	/* the flags are optional here, as in ib_uverbs */
+	flags = 0;
+	ret = ioctl_get_in(io, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, U16_MAX, &entry_size);
+	if (!ret && ioctl_attr(io, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS))
+		ret = ioctl_get_in(io, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0, &flags);
 	if (ret)
 		return ret;
 	resp = ioctl_out(io, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, 1);
