@@ -81,17 +81,16 @@ void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16])
  */
 int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16])
 {
-	struct xqp_soft *soft = drv;
-	int err;
+	struct xqp_gid_entry e;
+	int err = soft_query_gid_entry(drv, port, index, &e);
 
-	(void)port;
-	err = soft_enter(drv, XQP_SOFT_OP_QUERY_GID);
-	if (err)
-		return err;
-	if (index < 0 || index >= (soft->link ? SOFT_ROCE_GID_TBL_LEN : SOFT_GID_TBL_LEN))
-		return -XQP_EINVAL;
-	soft_fabric_sgid(soft, index, gid);
-	return 0;
+	if (err == -XQP_ENODATA) {	/* an empty entry reads as the zero GID */
+		__builtin_memset(gid, 0, 16);
+		return 0;
+	}
+	if (!err)
+		__builtin_memcpy(gid, e.gid, 16);
+	return err;
 }
 
 /**
