@@ -184,8 +184,29 @@ static int ioctl_query_gid_table(struct xqp_ioctl *io)
 	return ret ?: ioctl_mark(io, resp) ?: ioctl_copy_out(io, count, &n, sizeof(n));
 }
 
-/* Checks the attributes as ib_uverbs does, and runs the method. */
-static long ioctl_dispatch(struct xqp_ioctl *io)
+typedef int (*xqp_ioctl_method_t)(struct xqp_ioctl *io);
+
+/*
+ * The methods xqp has, or NULL. Asked before anything else, so that
+ * libibverbs' probe (INVOKE_WRITE) and its ioctl forms of write-ABI
+ * commands (GET_CONTEXT, before any context) get EPROTONOSUPPORT and use
+ * write().
+ */
+static xqp_ioctl_method_t ioctl_method(const struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->object_id != UVERBS_OBJECT_DEVICE)
+		return NULL;
+	switch (hdr->method_id) {
+	case UVERBS_METHOD_QUERY_GID_ENTRY:
+		return ioctl_query_gid_entry;
+	case UVERBS_METHOD_QUERY_GID_TABLE:
+		return ioctl_query_gid_table;
+	}
+	return NULL;
+}
+
+/* Checks the attributes as ib_uverbs does, and runs @method. */
+static long ioctl_dispatch(struct xqp_ioctl *io, xqp_ioctl_method_t method)
 {
 	u16 i, j;
 
@@ -196,26 +217,7 @@ static long ioctl_dispatch(struct xqp_ioctl *io)
 			if (io->attrs[j].attr_id == io->attrs[i].attr_id)
 				return -EINVAL;
 	}
-	switch (io->hdr.method_id) {
-	case UVERBS_METHOD_QUERY_GID_ENTRY:
-		return ioctl_query_gid_entry(io);
-	case UVERBS_METHOD_QUERY_GID_TABLE:
-		return ioctl_query_gid_table(io);
-	}
-	return -EPROTONOSUPPORT;
-}
-
-/*
- * Whether xqp has the method. Asked before anything else, so that
- * libibverbs' probe (INVOKE_WRITE) and its ioctl forms of write-ABI
- * commands (GET_CONTEXT, before any context) get EPROTONOSUPPORT and use
- * write().
- */
-static bool ioctl_known(const struct ib_uverbs_ioctl_hdr *hdr)
-{
-	return hdr->object_id == UVERBS_OBJECT_DEVICE &&
-	       (hdr->method_id == UVERBS_METHOD_QUERY_GID_ENTRY ||
-		hdr->method_id == UVERBS_METHOD_QUERY_GID_TABLE);
+	return method(io);
 }
 
 /**
@@ -230,6 +232,7 @@ static bool ioctl_known(const struct ib_uverbs_ioctl_hdr *hdr)
 long xqp_uverbs_verbs_ioctl(struct xqp_ufile *file, struct ib_uverbs_ioctl_hdr __user *uhdr)
 {
 	struct xqp_uverbs_device *udev = file->udev;
+	xqp_ioctl_method_t method;
 	struct xqp_ioctl *io;
 	int srcu_key;
 	long ret;
@@ -243,8 +246,9 @@ long xqp_uverbs_verbs_ioctl(struct xqp_ufile *file, struct ib_uverbs_ioctl_hdr _
 	ret = -EINVAL;
 	if (io->hdr.length != struct_size(&io->hdr, attrs, io->hdr.num_attrs))
 		goto out;
+	method = ioctl_method(&io->hdr);
 	ret = -EPROTONOSUPPORT;	/* reserved: as ib_uverbs, neither is in use yet */
-	if (io->hdr.reserved1 || io->hdr.reserved2 || !ioctl_known(&io->hdr))
+	if (io->hdr.reserved1 || io->hdr.reserved2 || !method)
 		goto out;
 	ret = -EINVAL;
 	if (io->hdr.num_attrs > XQP_IOCTL_MAX_ATTRS)
@@ -261,7 +265,7 @@ long xqp_uverbs_verbs_ioctl(struct xqp_ufile *file, struct ib_uverbs_ioctl_hdr _
 	else if (!smp_load_acquire(&file->has_context))
 		ret = -EINVAL;
 	else
-		ret = ioctl_dispatch(io);
+		ret = ioctl_dispatch(io, method);
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
 out:
 	kfree(io);
