@@ -95,6 +95,9 @@ int xqp_soft_link_update(struct xqp_soft *soft, int up, enum xqp_mtu mtu)
  * @entry: the GID (network order), its type and netdev, or NULL to clear
  *	   the entry.
  *
+ * Only setting an entry is a call the inject knob can fail: ib_core ignores
+ * del_gid's result, and clearing an entry cannot fail.
+ *
  * Context: any.
  * Return: 0, -EOPNOTSUPP (not linked), or -EINVAL (index past the table).
  */
@@ -104,8 +107,11 @@ int soft_modify_gid(void *drv, xqp_u32 port, xqp_u32 index, const struct xqp_gid
 	struct soft_link *link = soft->link;
 	struct soft_gid *e;
 	unsigned long flags;
+	int err;
 
 	(void)port;
+	if (entry && (err = soft_enter(soft, XQP_SOFT_OP_MODIFY_GID)))
+		return err;
 	if (!link)
 		return -XQP_EOPNOTSUPP;	/* its one GID is its own */
 	if (index >= SOFT_ROCE_GID_TBL_LEN)

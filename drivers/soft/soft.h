@@ -80,7 +80,8 @@ struct xqp_soft_counts {
 	X(MODIFY_SRQ, modify_srq) \
 	X(QUERY_SRQ, query_srq) \
 	X(QUERY_GID, query_gid) \
-	X(QUERY_PKEY, query_pkey)
+	X(QUERY_PKEY, query_pkey) \
+	X(MODIFY_GID, modify_gid)
 
 enum xqp_soft_op {
 #define XQP_SOFT_OP_ENUM(NAME, name) XQP_SOFT_OP_##NAME,
