@@ -227,6 +227,14 @@ static int xqp_newlink(const char *ibdev_name, struct net_device *ndev)
 		pr_err("xqp: links go on a real device, not on VLAN %s (as rxe's)\n", ndev->name);
 		return -EPERM;
 	}
+	/*
+	 * A link deleted just before (its ib_device gone, `rdma link delete`
+	 * returned) may still be in its teardown work, holding its netdev and
+	 * its char device: `rdma link delete; rdma link add` on the same
+	 * netdev must not find it (EEXIST), as rxe's does not. The work takes
+	 * xqp_links_lock and the RTNL; neither is held here.
+	 */
+	flush_workqueue(xqp_link_wq);
 	mutex_lock(&xqp_links_lock);
 	spin_lock(&xqp_links_spin);
 	link = link_of(ndev);

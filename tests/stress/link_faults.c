@@ -18,7 +18,8 @@
  *
  * The console (no splat) and kmemleak judge the rest (scripts/vm).
  * Usage: xqp-link-faults [MAX [add|gid]]   (at most MAX runs of the add
- * sweep, default 2000; one of the two sweeps only)
+ * sweep, spread over all of its allocations, default 100000; one of the
+ * two sweeps only)
  * Prints "PASS name (...)" or "FAIL name: why" per sweep.
  */
 #define _GNU_SOURCE
@@ -49,16 +50,23 @@ static void arm(int n)
 		perror("fail-nth");
 }
 
-/* disarmed; 1 if the armed failure was reached */
-static int disarm(void)
+/* what is left of the armed count (0: the failure was reached); disarmed */
+static long left(void)
 {
 	char s[16] = "";
 	ssize_t k = pread(fail_nth_fd, s, sizeof(s) - 1, 0);
-	int hit = k > 0 && atoi(s) == 0;
 
 	arm(0);
-	return hit;
+	return k > 0 ? atol(s) : -1;
 }
+
+/* disarmed; 1 if the armed failure was reached */
+static int disarm(void)
+{
+	return left() == 0;
+}
+
+#define COUNT_NTH	(1 << 30)
 
 static int registered(void)
 {
@@ -91,13 +99,31 @@ static int taken(int err, int want_registered)
 	return !err;
 }
 
+/*
+ * A first add and delete armed at COUNT_NTH count the add's allocations
+ * (T); then N runs 1, 2, ... when T is at most @max, else 1, 1 + S, ...
+ * with S = T / (max - 1) + 1, so @max runs spread over the whole add, as
+ * the acceptance sweep does.
+ */
 static void sweep_add(int max)
 {
-	char why[160] = "";
-	int n, refused = 0, del_refused = 0, lost = 0, done = 0;
+	char why[160] = "", how[64] = "";
+	int n, runs, refused = 0, del_refused = 0, lost = 0, done = 0, err, stride = 1;
+	long total;
 
-	for (n = 1; n <= max && !why[0]; n++) {
-		int err, hit;
+	arm(COUNT_NTH);
+	err = rdma_link_add(LINK, NETDEV, "xqp");
+	total = COUNT_NTH - left();
+	if (err || rdma_link_del(LINK) || settle(0)) {
+		printf("FAIL link_add_delete_fail_nth: the unarmed add and delete: %s\n", strerror(err));
+		return;
+	}
+	if (max > 1 && total > max) {
+		stride = (int)(total / (max - 1) + 1);
+		snprintf(how, sizeof(how), " of %ld allocations, every %d", total, stride);
+	}
+	for (n = 1, runs = 0; runs < max && !why[0]; n += stride, runs++) {
+		int hit;
 
 		arm(n);
 		err = rdma_link_add(LINK, NETDEV, "xqp");
@@ -130,16 +156,18 @@ static void sweep_add(int max)
 			snprintf(why, sizeof(why), "run %d: the device is still registered after its delete", n);
 		if (!hit) {
 			done = 1;
+			runs++;
 			break;
 		}
 	}
-	if (!why[0] && !done)
-		snprintf(why, sizeof(why), "the add still reached an allocation at run %d (raise MAX)", max);
+	if (!why[0] && !done && stride == 1)
+		snprintf(why, sizeof(why), "the add still reached an allocation at run %d (raise MAX)", n - 1);
 	if (why[0])
 		printf("FAIL link_add_delete_fail_nth: %s\n", why);
 	else
-		printf("PASS link_add_delete_fail_nth (%d runs: %d adds and %d deletes refused, %d answers lost, each clean; run %d reached no allocation)\n",
-		       n, refused, del_refused, lost, n);
+		printf("PASS link_add_delete_fail_nth (%d runs%s: %d adds and %d deletes refused, %d answers lost, each clean%s)\n",
+		       runs, how, refused, del_refused, lost,
+		       done ? ", the last reaching no allocation" : "");
 }
 
 /* how many of the link's GIDs are @hex (sysfs's form, as ib_core lists them) */
@@ -264,7 +292,7 @@ static void sweep_gid(void)
 
 int main(int argc, char **argv)
 {
-	int max = argc > 1 ? atoi(argv[1]) : 2000, err;
+	int max = argc > 1 ? atoi(argv[1]) : 100000, err;
 	const char *only = argc > 2 ? argv[2] : "";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
