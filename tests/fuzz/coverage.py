@@ -5,9 +5,9 @@
   coverage.py sections KO...      "MODULE SECTION SIZE" of each text section
   coverage.py harvest LOG DIR     FUZZ-NEW / FUZZ-CRASH programs of a console
                                   log into DIR/new/SHA1, DIR/crash/KIND-SHA1.bin
-  coverage.py report LOG KODIR    the share of xqp.ko's (and xqp_soft.ko's)
-                                  KCOV call sites the run reached, per module
-                                  and per source file
+  coverage.py report LOG KODIR    the share of the KCOV call sites of xqp.ko,
+                                  xqp_soft.ko and xqp_ibdev.ko the run
+                                  reached, per module and per source file
   coverage.py campaign LOG KODIR DIR
                                   adds the run's PCs to the campaign's union
                                   for these modules' build (DIR/cov-BUILD, one
@@ -27,6 +27,8 @@ import subprocess
 import sys
 
 OP_SIZE = 16
+# the modules whose KCOV call sites count (scripts/fuzz loads them all)
+MODULES = ("xqp", "xqp_soft", "xqp_ibdev")
 # module init and exit code runs at insmod/rmmod, never in a fuzzed command:
 # not counted
 NOT_RUNTIME = (".text.startup", ".text.exit", ".init.text", ".exit.text")
@@ -133,8 +135,8 @@ def reached_in(log):
 
 def module_hits(kodir, reached):
     """(module, its call sites by section, sites reached, all sites, PCs
-    reported that are no call site) of xqp.ko and xqp_soft.ko"""
-    for mod in ("xqp", "xqp_soft"):
+    reported that are no call site) of each of MODULES"""
+    for mod in MODULES:
         sites = cov_sites(os.path.join(kodir, mod + ".ko"))
         total = sum(len(s) for s in sites.values())
         hit = sum(len(s & reached.get((mod, sec), set())) for sec, s in sites.items())
@@ -155,7 +157,7 @@ def module_shares(kodir, reached):
 def cmd_campaign(log, kodir, state):
     """the run's PCs joined to the campaign's union for this module build"""
     h = hashlib.sha256()
-    for mod in ("xqp", "xqp_soft"):
+    for mod in MODULES:
         with open(os.path.join(kodir, mod + ".ko"), "rb") as f:
             h.update(f.read())
     build = h.hexdigest()[:12]

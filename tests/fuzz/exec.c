@@ -546,6 +546,7 @@ int fz_exec_init(int n)
 	/* a write to a dead actor's pipe fails, it does not kill (inherited) */
 	signal(SIGPIPE, SIG_IGN);
 	inject_discover();
+	link_restore(~0u);	/* the veth pair FZ_LINK works on */
 	printf("xqp-fuzz: %d soft device ops can fail (inject); %d program(s) at once\n",
 	       n_soft_ops, nprocs);
 	return 0;
@@ -725,6 +726,8 @@ int fz_exec_wait(int *which, long *commands)
 		exec_disarm();
 	if (pr->shared->hotplugged)
 		hotplug_write("add 1");	/* EEXIST when it is there */
+	if (pr->shared->linked)
+		link_restore(pr->shared->linked);
 	*commands += pr->shared->commands - pr->before;
 	fz_prof(FZ_PH_EXEC, pr->t_start);
 	return ret;

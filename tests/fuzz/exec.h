@@ -35,6 +35,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "../lib/fault_knobs.h"
+#include "../lib/netlink.h"
 #include "fuzz.h"
 #include "xqp_uverbs.h"
 #include "xqp_res.h"
@@ -111,6 +112,7 @@ struct fz_shared {
 	uint32_t next_id;	/* PD and private XRCD ids */
 	uint32_t injected;	/* an FZ_INJECT ran: disarm after the program */
 	uint32_t hotplugged;	/* an FZ_HOTPLUG ran: the device back after it */
+	uint32_t linked;	/* what FZ_LINK ops changed: undone after the program */
 	int32_t actor_pid[FZ_ACTORS];
 	double t_fork, t_done;
 	/* ---- for the whole run ---- */
@@ -213,6 +215,10 @@ void inject(const struct fz_op *op);
 void exec_disarm(void);
 void hotplug_write(const char *what);
 void hotplug(const struct fz_op *op);
+
+/* exec_link.c */
+int link_op(const struct fz_op *op);
+void link_restore(unsigned int what);
 
 /* exec_op.c */
 int run_op_timed(struct actor *ac, const struct fz_op *op);

@@ -4,20 +4,6 @@
 
 /* ---- the xqp_res generic netlink family ------------------------------------ */
 
-static size_t nl_attr(uint8_t *buf, size_t off, size_t cap, uint16_t type, const void *data,
-		      uint16_t len)
-{
-	struct nlattr *at = (struct nlattr *)(buf + off);
-
-	if (off + NLA_ALIGN(NLA_HDRLEN + len) > cap)
-		return off;
-	at->nla_type = type;
-	at->nla_len = (uint16_t)(NLA_HDRLEN + len);
-	memcpy(buf + off + NLA_HDRLEN, data, len);
-	memset(buf + off + NLA_HDRLEN + len, 0, NLA_ALIGN(len) - len);
-	return off + NLA_ALIGN(NLA_HDRLEN + len);
-}
-
 static int nl_socket(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };

@@ -54,6 +54,7 @@ enum fz_kind {
 	FZ_AUX_FD,	/* poll, epoll, O_ASYNC, fdinfo or a blocking read of an event fd */
 	FZ_HOTPLUG,	/* the second soft device removed or made again */
 	FZ_VERBS_IOCTL,	/* RDMA_VERBS_IOCTL: the GID queries, damaged now and then */
+	FZ_LINK,	/* an xqp link added or deleted, its netdev's addresses, carrier, MTU */
 	FZ_OP_COUNT
 };
 extern const char *const fz_kind_name[FZ_OP_COUNT];
@@ -66,6 +67,8 @@ static inline uint32_t fz_below(uint32_t n) { return n ? (uint32_t)(fz_rand() % 
 /* ---- programs (prog.c) ----------------------------------------------------- */
 /* 0: generated and mutated programs get no FZ_HOTPLUG op (--hotplug 0) */
 extern int fz_hotplug;
+/* FZ_LINK's weight among the ops (--links N, default 1; 0: none) */
+extern int fz_links;
 void fz_generate(struct fz_prog *p, int nops);
 void fz_mutate(struct fz_prog *p, const struct fz_prog *other);
 /* bytes <-> program: a whole number of ops, at most FZ_MAX_OPS */

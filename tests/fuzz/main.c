@@ -8,12 +8,16 @@
  *
  *   xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]
  *                 [--sections FILE] [--corpus DIR] [--procs N] [--hotplug 0|1]
+ *                 [--links WEIGHT]
  *   xqp-fuzz replay FILE...
  *
  * --procs N runs N programs at once (default 1; at most FZ_MAX_PROCS), each
  * in its own fresh executor; the kernel log is still read after each one,
  * and a splat blames every program that was running (all are printed).
- * --hotplug 0 leaves FZ_HOTPLUG out of generated and mutated programs.
+ * --hotplug 0 leaves FZ_HOTPLUG out of generated and mutated programs;
+ * --links sets FZ_LINK's weight among the ops (default 1, most ops have
+ * 1 to 9; 0 leaves it out: links need xqp_ibdev.ko, which makes every
+ * hotplug an ib_core registration too, and both cost tenths of a second).
  *
  * Output (stdout, one write per line; scripts/fuzz reads it off the console):
  *   FUZZ-NEW HEX            a program that reached new coverage (the corpus)
@@ -387,6 +391,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: xqp-fuzz fuzz [--seed S] [--programs N] [--duration SECONDS]"
 			" [--sections FILE] [--corpus DIR] [--procs N] [--hotplug 0|1]\n"
+			"                [--links WEIGHT]\n"
 			"       xqp-fuzz replay [--sections FILE] FILE...\n"
 			"       xqp-fuzz splat-match   (stdin's lines that are kernel splats)\n");
 	return 2;
@@ -424,6 +429,8 @@ int main(int argc, char **argv)
 			nprocs = (int)strtol(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--hotplug"))
 			fz_hotplug = (int)strtol(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--links"))
+			fz_links = (int)strtol(argv[i + 1], NULL, 0);
 		else
 			return usage();
 	}
