@@ -61,13 +61,22 @@ struct World {
 	}
 };
 
-World *world;
+/*
+ * The World every run of BM_OpenClose shares: made once, by whichever
+ * thread comes first (a function-local static: the others wait for it),
+ * and kept for the process. Each run opens and closes as many shares as it
+ * made, so runs leave it as they found it.
+ */
+World &open_close_world()
+{
+	static World *w = new World(16);
+	return *w;
+}
 
 /* open + close of a share; threads on distinct QPs or all on one QP. */
 void BM_OpenClose(benchmark::State &state, bool same_qp)
 {
-	if (state.thread_index() == 0)
-		world = new World(16);
+	World *world = &open_close_world();
 	xqp_qp *mine = world->creators[same_qp ? 0 : state.thread_index() % 16];
 	u_int32_t qpn = xqp_qp_num(mine);
 	for (auto _ : state) {
