@@ -9,13 +9,21 @@
  * The pair is fzv0 / fzv1; links are named fzl0 and fzl1. After a program
  * that ran FZ_LINK the manager puts back what it changed (link_restore():
  * no links, the pair made again, both ends up at MTU 1500), so each
- * program starts from the same state. A link opened by FZ_OPEN is uverbs2 (the first
- * device made after the two soft ones).
+ * program starts from the same state. A link opened by FZ_OPEN is uverbs2
+ * (the first device made after the two soft ones).
  */
 #include "exec.h"
 
 static const char *const netdevs[3] = { "fzv0", "fzv1", "fznone" };
 static const char *const links[2] = { "fzl0", "fzl1" };
+
+/* what a program changed, so link_restore() undoes only that (shared->linked) */
+enum { CH_LINK = 1, CH_PAIR = 2, CH_ADDR = 4, CH_STATE = 8 };
+
+static void changed(unsigned int what)
+{
+	__atomic_fetch_or(&shared->linked, what, __ATOMIC_RELAXED);
+}
 
 /*
  * FZ_LINK: a[0] % 8 the change: 0, 1 a link added (a[1] & 1 its name,
@@ -25,14 +33,6 @@ static const char *const links[2] = { "fzl0", "fzl1" };
  * (a[6] & 1: up), 6 the MTU (a[7] % 8 of a table, some refused), 7 the
  * pair deleted (a[1] % 4 == 0) or made again.
  */
-/* what a program changed, so link_restore() undoes only that (shared->linked) */
-enum { CH_LINK = 1, CH_PAIR = 2, CH_ADDR = 4, CH_STATE = 8 };
-
-static void changed(unsigned int what)
-{
-	__atomic_fetch_or(&shared->linked, what, __ATOMIC_RELAXED);
-}
-
 int link_op(const struct fz_op *op)
 {
 	static const uint32_t mtus[8] = { 1500, 1280, 4200, 9000, 576, 68, 1024, 2048 };

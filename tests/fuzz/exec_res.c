@@ -4,18 +4,6 @@
 
 /* ---- the xqp_res generic netlink family ------------------------------------ */
 
-static int nl_socket(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /* the family's id from the generic netlink controller (0: not registered) */
 int nl_resolve(void)
 {
@@ -23,7 +11,7 @@ int nl_resolve(void)
 	struct nlmsghdr *n = (struct nlmsghdr *)buf;
 	struct genlmsghdr *g = NLMSG_DATA(n);
 	size_t len = NLMSG_HDRLEN + GENL_HDRLEN;
-	int fd = nl_socket(), id = 0;
+	int fd = nl_open(NETLINK_GENERIC), id = 0;
 	ssize_t got;
 
 	if (fd < 0)
@@ -87,7 +75,7 @@ int nl_res(struct actor *ac, const struct fz_op *op)
 		close(ac->nl_fd);
 		ac->nl_fd = -1;
 	}
-	if (ac->nl_fd < 0 && (ac->nl_fd = nl_socket()) < 0)
+	if (ac->nl_fd < 0 && (ac->nl_fd = nl_open(NETLINK_GENERIC)) < 0)
 		return errno;
 	memset(req, 0, sizeof(req));
 	if (cmdno == XQP_RES_CMD_RES_GET && !(attrs & 0x40))

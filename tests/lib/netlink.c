@@ -48,6 +48,21 @@ static void nest_close(uint8_t *buf, size_t at, size_t end)
 	((struct nlattr *)(buf + at))->nla_len = (uint16_t)(end - at);
 }
 
+/* a netlink socket of @proto, bound; -1 with errno set */
+int nl_open(int proto)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto), err;
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = errno;
+		close(fd);
+		errno = err;
+		fd = -1;
+	}
+	return fd;
+}
+
 /*
  * One request of @proto with an ACK: 0 or the errno the kernel answered;
  * NL_NO_ANSWER when the answer was lost (the kernel could not allocate the
@@ -57,16 +72,15 @@ static void nest_close(uint8_t *buf, size_t at, size_t end)
 int nl_request(int proto, uint8_t *req, size_t len)
 {
 	uint8_t ans[4096] __attribute__((aligned(4)));
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct nlmsghdr *n = (struct nlmsghdr *)req;
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto), ret = NL_NO_ANSWER;
+	int fd = nl_open(proto), ret = NL_NO_ANSWER;
 	ssize_t got;
 
 	if (fd < 0)
 		return errno;
 	n->nlmsg_len = (uint32_t)len;
 	n->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, req, len, 0) != (ssize_t)len) {
+	if (send(fd, req, len, 0) != (ssize_t)len) {
 		ret = errno;
 		goto out;
 	}
@@ -109,13 +123,12 @@ int rdma_link_index(const char *name)
 		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
 		.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 	};
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA), found = -1, done = 0;
+	int fd = nl_open(NETLINK_RDMA), found = -1, done = 0;
 	ssize_t got;
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, &req, req.nlmsg_len, 0) < 0)
+	if (send(fd, &req, req.nlmsg_len, 0) < 0)
 		done = 1;
 	while (!done && (got = recv(fd, ans, sizeof(ans), 0)) > 0) {
 		struct nlmsghdr *n;

@@ -8,6 +8,7 @@
 
 size_t nl_attr(uint8_t *buf, size_t off, size_t cap, uint16_t type, const void *data,
 	       uint16_t len);
+int nl_open(int proto);
 /* nl_request()'s "no answer came": the outcome is unknown */
 #define NL_NO_ANSWER	(-1)
 int nl_request(int proto, uint8_t *req, size_t len);
