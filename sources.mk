@@ -12,15 +12,16 @@ XQP_CORE_HDRS := $(call xqp_rel,core/*.h core/util/*.h core/include/xqp/*.h)
 # and the host fuzzer).
 XQP_KERNEL_PLATFORM_SRCS := platform/kernel/cxxrt.cpp platform/kernel/seam.c platform/kernel/link_driver.c \
 	platform/kernel/exports.c platform/kernel/module.c
-XQP_HOST_PLATFORM_SRCS := platform/host/seam_host.cpp
+XQP_HOST_PLATFORM_SRCS := platform/host/seam_host.cpp platform/host/wire_host.cpp
 XQP_HOST_PLATFORM_HDRS := $(call xqp_rel,platform/host/*.h platform/host/include/xqp/*.h)
 # The uverbs character device, in xqp.ko beside the core.
 XQP_UVERBS_SRCS := $(call xqp_rel,uverbs/*.c)
 # The soft device: what builds on both platforms, then the module's own.
 XQP_SOFT_SRCS := $(addprefix drivers/soft/,soft.c pool.c inject.c verbs.c srq.c qp.c events.c \
-	fabric.c link.c mr.c cq.c wq.c exec.c opcode.c pkt.c icrc.c)
+	fabric.c link.c mr.c cq.c wq.c exec.c opcode.c pkt.c icrc.c \
+	wire_send.c wire_ack.c wire_resp.c wire_recv.c)
 XQP_SOFT_HDRS := $(call xqp_rel,drivers/soft/*.h drivers/rules/*.h)
-XQP_SOFT_MODULE_SRCS := $(addprefix drivers/soft/,soft_exports.c soft_main.c selftest.c)
+XQP_SOFT_MODULE_SRCS := $(addprefix drivers/soft/,soft_exports.c soft_main.c selftest.c net.c)
 
 # C++ as the core is written: no exceptions, RTTI, static-init guards,
 # atexit or libstdc++ (docs/design.md), on either platform.

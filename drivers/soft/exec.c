@@ -60,6 +60,11 @@ struct soft_result {
 
 static void soft_sq_work(struct xqp_work *work);
 
+xqp_u32 soft_rnr_delay_us(xqp_u8 timer)
+{
+	return soft_rnr_us[timer & 31];
+}
+
 void soft_exec_init(struct soft_qp *qp)
 {
 	qp->rnr_left = -1;
@@ -199,8 +204,13 @@ void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state,
 		break;
 	case XQP_QPS_RESET:
 		soft_qp_reset_queues(qp);
+		soft_wire_reset(qp);
+		break;
+	case XQP_QPS_RTR:
+		soft_wire_connect(qp, old_state, new_state);
 		break;
 	case XQP_QPS_RTS:
+		soft_wire_connect(qp, old_state, new_state);
 		soft_sq_kick(qp);
 		break;
 	case XQP_QPS_SQD:
@@ -673,6 +683,10 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 	}
 	res->npsn = x.npsn ? x.npsn : 1;
 	x.av = &av;
+	if (soft_is_ud(qp->type) && soft_wire_ud_remote(qp, &av)) {
+		soft_fail(&x, soft_wire_send_ud(qp, w));
+		return;
+	}
 	st = soft_local(qp, w, &x.nl);
 	if (st != XQP_WC_SUCCESS) {
 		soft_fail(&x, st);
@@ -753,9 +767,18 @@ static void soft_send_complete(struct soft_qp *qp, const struct soft_swqe *w,
 		soft_qp_to_err(qp, -1);
 }
 
+void soft_sq_complete(struct soft_qp *qp, const struct soft_swqe *w, int status,
+		      xqp_u32 byte_len)
+{
+	struct soft_result res = { .exec = SOFT_EXEC_DONE, .status = status,
+				   .byte_len = byte_len };
+
+	soft_send_complete(qp, w, &res);
+}
+
 /* The IB local ACK timeout (4.096 us * 2^timeout) in us; 0 is "infinite":
  * retransmit every 2^14 units (67 ms) for ever. */
-static xqp_u32 soft_timeout_us(xqp_u8 timeout)
+xqp_u32 soft_timeout_us(xqp_u8 timeout)
 {
 	xqp_u64 us = (4096ULL << (timeout ? timeout : 14)) / 1000;
 
@@ -840,10 +863,22 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 
 	flags = xqp_spin_lock_irqsave(&sq->lock);
 	if (qp->sq_running || qp->head_wait) {
+		qp->sq_again = qp->sq_running;	/* the runner looks again */
 		xqp_spin_unlock_irqrestore(&sq->lock, flags);
 		return;
 	}
 	qp->sq_running = 1;
+	if (__atomic_load_n(&qp->on_wire, __ATOMIC_ACQUIRE)) {
+		do {
+			qp->sq_again = 0;
+			xqp_spin_unlock_irqrestore(&sq->lock, flags);
+			n = soft_wire_sq_run(qp, budget);
+			flags = xqp_spin_lock_irqsave(&sq->lock);
+		} while (qp->sq_again && !n);
+		if (n)
+			xqp_work_queue(&qp->work, 0);
+		goto done;
+	}
 	while (sq->count) {
 		state = soft_state(qp);
 		/* SQD finishes a WQE already started, starts none */
@@ -886,6 +921,7 @@ static void soft_sq_run(struct soft_qp *qp, int budget)
 		soft_send_complete(qp, qp->cur, &res);
 		flags = xqp_spin_lock_irqsave(&sq->lock);
 	}
+done:
 	qp->sq_running = 0;
 	drained = qp->drain_pending && !qp->head_started && soft_state(qp) == XQP_QPS_SQD;
 	if (drained || soft_state(qp) != XQP_QPS_SQD)

@@ -187,6 +187,48 @@ static struct xqp_soft *soft_fabric_route(const struct xqp_ah_attr *av)
 	return NULL;
 }
 
+/**
+ * soft_fabric_by_netdev - the linked device on a netdev.
+ * @netdev: the netdev a packet came in on.
+ *
+ * Context: RCU read lock held (the device stays while it is).
+ * Return: the device, or NULL.
+ */
+struct xqp_soft *soft_fabric_by_netdev(const struct net_device *netdev)
+{
+	struct xqp_soft *soft;
+	int i;
+
+	for (i = 0; i < SOFT_MAX_NODES; i++) {
+		soft = __atomic_load_n(&soft_nodes[i], __ATOMIC_ACQUIRE);
+		if (soft && soft->link && soft->link->netdev == netdev)
+			return soft;
+	}
+	return NULL;
+}
+
+/**
+ * soft_fabric_gid_is_local - whether a device of this kernel has @gid and
+ * is reached without the wire: an unlinked one, or one linked in @net.
+ * @gid: the GID.
+ * @net: the network namespace of the asking device's link.
+ *
+ * Context: any.
+ */
+int soft_fabric_gid_is_local(const xqp_u8 gid[16], const void *net)
+{
+	struct xqp_ah_attr av = { .is_global = 1 };
+	struct xqp_soft *soft;
+	int local;
+
+	__builtin_memcpy(av.dgid, gid, 16);
+	xqp_rcu_read_lock();
+	soft = soft_fabric_route(&av);
+	local = soft && (!soft->link || soft->link->net == net);
+	xqp_rcu_read_unlock();
+	return local;
+}
+
 /* Source GID @index of @soft's port (zero past a linked device's entries). */
 void soft_fabric_sgid(struct xqp_soft *soft, int index, xqp_u8 gid[16])
 {

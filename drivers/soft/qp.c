@@ -53,6 +53,9 @@ int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	err = soft_qp_queues_init(qp);
 	if (err)
 		goto err_free;
+	err = soft_wire_qp_init(qp);
+	if (err)
+		goto err_queues;
 
 	if (qp->type == XQP_QPT_GSI) {
 		/* one per port: a second is EBUSY */
@@ -64,7 +67,7 @@ int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 					 soft->lim.max_qp, qp, &qpn);
 	}
 	if (err)
-		goto err_queues;
+		goto err_wire;
 	qp->qp_num = qpn;
 
 	out->drv_qp = qp;
@@ -72,6 +75,8 @@ int soft_create_qp(void *drv, const struct xqp_drv_qp_create *req,
 	out->cap = cap;
 	return 0;
 
+err_wire:
+	soft_wire_qp_fini(qp);
 err_queues:
 	soft_qp_queues_fini(qp);
 err_free:
@@ -175,7 +180,9 @@ int soft_destroy_qp(void *drv, void *drv_qp)
 	/* Unreachable by number; then wait out events already on their way. */
 	soft_numtab_delete(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
 	soft_refs_drain(&qp->refs);
+	soft_wire_qp_stop(qp);
 	soft_sq_stop(qp);
+	soft_wire_qp_fini(qp);
 	soft_qp_queues_fini(qp);
 	xqp_free(qp);
 	return 0;

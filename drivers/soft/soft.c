@@ -226,9 +226,14 @@ struct xqp_soft *soft_create(const char *name, const struct xqp_soft_limits *lim
 	err = soft_numtab_init(&soft->mrns, 1);
 	if (err)
 		goto err_free_srqns;
+	if (link) {
+		err = soft_net_attach(soft);
+		if (err)
+			goto err_free_mrns;
+	}
 	err = soft_fabric_join(soft);
 	if (err)
-		goto err_free_mrns;
+		goto err_detach;
 
 	dev = xqp_register_device(name, &soft_ops, soft);
 	if (xqp_is_err(dev)) {
@@ -240,6 +245,9 @@ struct xqp_soft *soft_create(const char *name, const struct xqp_soft_limits *lim
 
 err_leave:
 	soft_fabric_leave(soft);
+err_detach:
+	if (link)
+		soft_net_detach(soft);
 err_free_mrns:
 	soft_numtab_free(&soft->mrns);
 err_free_srqns:
@@ -295,7 +303,9 @@ void xqp_soft_destroy(struct xqp_soft *soft)
 	if (!soft || xqp_is_err(soft))
 		return;
 	xqp_unregister_device(soft->dev);
-	soft_fabric_leave(soft);
+	soft_fabric_leave(soft);	/* no packet reaches it after this */
+	if (soft->link)
+		soft_net_detach(soft);
 
 	c = &soft->counts;
 	if (XQP_WARN_ON(c->pd || c->cq || c->xrcd || c->srq || c->qp || c->mr))

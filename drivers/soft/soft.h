@@ -119,6 +119,28 @@ int xqp_soft_raise_srq_event(struct xqp_soft *soft, xqp_u32 srq_num,
 /* CQs have no number: the core CQ is the handle (-EINVAL unless live). */
 int xqp_soft_raise_cq_event(struct xqp_soft *soft, struct xqp_cq *core_cq,
 			    enum xqp_event_type type);
+/* What a linked device's RoCE v2 wire did (debugfs "wire"; atomics). */
+struct xqp_soft_wire_counts {
+	xqp_u64 tx_packets, rx_packets;
+	xqp_u64 tx_dropped;		/* no route, no memory, the stack refused */
+	xqp_u64 rx_bad_icrc, rx_malformed, rx_unsupported;
+	xqp_u64 rx_unknown_qp;		/* no such QP, or not of the packet's transport */
+	xqp_u64 rx_bad_addr;		/* not from the QP's peer, not to our GID */
+	xqp_u64 rx_bad_state;		/* the QP cannot take it in its state */
+	xqp_u64 rx_bad_qkey;
+	xqp_u64 rx_cnp;
+	xqp_u64 rx_duplicate;		/* requests seen before */
+	xqp_u64 rx_out_of_seq;		/* PSN ahead: NAKed */
+	xqp_u64 rx_stray_ack;		/* responses for nothing outstanding */
+	xqp_u64 rx_busy;		/* requests while a READ response was going */
+	xqp_u64 retransmits;		/* timeouts and sequence NAKs taken */
+	xqp_u64 rnr_naks_sent, rnr_naks_taken;
+	xqp_u64 naks_sent, naks_taken;	/* other NAKs */
+};
+void xqp_soft_wire_counts(struct xqp_soft *soft, struct xqp_soft_wire_counts *out);
+/* Whether @soft sends on the wire: its link's socket is open. */
+int xqp_soft_wire_ready(struct xqp_soft *soft);
+
 /* The LID the subnet gave the device (1, 2, ...; unique while it lives). */
 xqp_u16 xqp_soft_lid(struct xqp_soft *soft);
 /* Completions lost to a full CQ since it was created (tests). */

@@ -170,6 +170,42 @@ static int soft_qps_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(soft_qps);
 
+/*
+ * wire (read only): a linked device's RoCE v2 counts, one "name N" a line,
+ * after "ready 0|1" (its namespace's UDP socket is open).
+ */
+static int soft_wire_show(struct seq_file *m, void *unused)
+{
+	struct xqp_soft_wire_counts c;
+
+	xqp_soft_wire_counts(m->private, &c);
+	seq_printf(m, "ready %d\n", xqp_soft_wire_ready(m->private));
+#define SOFT_WIRE_LINE(f) seq_printf(m, #f " %llu\n", (unsigned long long)c.f)
+	SOFT_WIRE_LINE(tx_packets);
+	SOFT_WIRE_LINE(rx_packets);
+	SOFT_WIRE_LINE(tx_dropped);
+	SOFT_WIRE_LINE(rx_bad_icrc);
+	SOFT_WIRE_LINE(rx_malformed);
+	SOFT_WIRE_LINE(rx_unsupported);
+	SOFT_WIRE_LINE(rx_unknown_qp);
+	SOFT_WIRE_LINE(rx_bad_addr);
+	SOFT_WIRE_LINE(rx_bad_state);
+	SOFT_WIRE_LINE(rx_bad_qkey);
+	SOFT_WIRE_LINE(rx_cnp);
+	SOFT_WIRE_LINE(rx_duplicate);
+	SOFT_WIRE_LINE(rx_out_of_seq);
+	SOFT_WIRE_LINE(rx_stray_ack);
+	SOFT_WIRE_LINE(rx_busy);
+	SOFT_WIRE_LINE(retransmits);
+	SOFT_WIRE_LINE(rnr_naks_sent);
+	SOFT_WIRE_LINE(rnr_naks_taken);
+	SOFT_WIRE_LINE(naks_sent);
+	SOFT_WIRE_LINE(naks_taken);
+#undef SOFT_WIRE_LINE
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(soft_wire);
+
 /* Failures are not fatal: without debugfs the hook is simply absent. */
 static struct dentry *soft_debugfs_add(struct xqp_soft *soft, const char *name)
 {
@@ -181,6 +217,7 @@ static struct dentry *soft_debugfs_add(struct xqp_soft *soft, const char *name)
 	debugfs_create_file("inject", 0600, dir, soft, &soft_inject_fops);
 	debugfs_create_file("counts", 0400, dir, soft, &soft_counts_fops);
 	debugfs_create_file("qps", 0400, dir, soft, &soft_qps_fops);
+	debugfs_create_file("wire", 0400, dir, soft, &soft_wire_fops);
 	return dir;
 }
 
@@ -324,6 +361,9 @@ static int __init xqp_soft_init(void)
 
 	if (soft_devices > XQP_MAX_SOFT)
 		return -EINVAL;
+	ret = soft_net_init();
+	if (ret)
+		return ret;
 	soft_debugfs_root = debugfs_create_dir("xqp_soft", NULL);
 	if (!IS_ERR_OR_NULL(soft_debugfs_root))
 		debugfs_create_file("hotplug", 0200, soft_debugfs_root, NULL,
@@ -347,6 +387,7 @@ static int __init xqp_soft_init(void)
 
 err_softs:
 	xqp_destroy_softs();
+	soft_net_fini();
 	return ret;
 }
 
@@ -354,6 +395,7 @@ static void __exit xqp_soft_exit(void)
 {
 	xqp_link_driver_unregister(&soft_link_driver);	/* no link holds a device */
 	xqp_destroy_softs();
+	soft_net_fini();
 }
 
 module_init(xqp_soft_init);

@@ -15,6 +15,7 @@
 #include "xqp/driver.h"
 #include "xqp/seam.h"
 #include "soft.h"
+#include "wire.h"
 
 #ifndef NULL
 #define NULL ((void *)0)
@@ -84,6 +85,8 @@ struct soft_gid {
 /* What a device linked to a netdev has (link.c); under its soft->lock. */
 struct soft_link {
 	struct net_device *netdev;	/* opaque; held by the link's owner */
+	void *net;			/* the netdev's network namespace (net.c) */
+	void *sock;			/* its RoCE v2 socket (net.c), NULL: none */
 	xqp_u8 up;			/* running with carrier: port ACTIVE */
 	xqp_u32 active_mtu;		/* enum xqp_mtu */
 	xqp_u32 ngids;			/* 1 + the highest valid entry */
@@ -104,6 +107,8 @@ struct xqp_soft {
 	struct soft_numtab mrns;	/* MR index = key >> 8 */
 	xqp_u32 key_gen;		/* low byte of the next MR key */
 	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
+
+	struct xqp_soft_wire_counts wire;	/* atomics (wire_*.c) */
 
 	struct soft_inject inject[XQP_SOFT_OP_COUNT];
 	int count_data_path;		/* xqp_soft_count_data_path() */
@@ -214,6 +219,9 @@ struct soft_swqe {
 	xqp_u32 ud_qpn;
 	xqp_u32 ud_qkey;
 	struct xqp_ah_attr ud_av;
+	xqp_u32 wire_psn;		/* on the wire: its first PSN, */
+	xqp_u32 wire_npsn;		/*   the PSNs it takes, */
+	xqp_u32 wire_got;		/*   READ response packets taken */
 	union {
 		struct xqp_sge sge[0];
 		char inline_data[0];
@@ -226,6 +234,62 @@ enum soft_exec {
 	SOFT_EXEC_RNR,			/* receiver not ready: retry later */
 	SOFT_EXEC_RETRY,		/* no responder: retransmit after timeout */
 	SOFT_EXEC_STALL,		/* a READ or atomic with max_rd_atomic 0: waits */
+};
+
+/*
+ * A READ or atomic the responder executed, kept to answer its duplicate
+ * (IBA 9.7.5.1.3: a READ is executed again, an atomic's result resent).
+ */
+struct soft_wire_res {
+	xqp_u32 kind;			/* 0 (free), SOFT_OPF_READ or SOFT_OPF_ATOMIC */
+	xqp_u32 psn;			/* the request's PSN */
+	xqp_u32 npsn;			/* the PSNs its response takes */
+	xqp_u64 va;			/* READ: the range */
+	xqp_u32 rkey, len;
+	xqp_u64 orig;			/* atomic: the value before */
+};
+
+#define SOFT_WIRE_MAX_RES	128	/* max_qp_rd_atom (drivers/rules/limits.h) */
+
+/* The responder of a QP on a linked device (wire_resp.c); its lock. */
+struct soft_wire_resp {
+	struct xqp_spinlock lock;
+	xqp_u32 epsn;			/* the PSN it expects */
+	xqp_u32 msn;			/* messages completed (AETH) */
+	xqp_u8 nak_sent;		/* a sequence NAK for epsn is out */
+	xqp_u32 msg;			/* in a message: SOFT_OPF_SEND, _WRITE, 0 */
+	xqp_u8 drop;			/* UC: dropping until a first packet */
+	xqp_u8 have_rwqe;		/* rwqe holds a taken receive WQE */
+	xqp_u32 offset;			/* bytes of the message taken */
+	xqp_u64 va;			/* WRITE: where it goes, */
+	xqp_u32 rkey, dma_len;		/*   as its first packet said */
+	struct soft_srq *srq;		/* XRC: the SRQ of the message, referenced */
+	struct soft_rwqe *rwqe;		/* XQP_RULES_MAX_SGE SGEs */
+	struct soft_seg *seg;		/* XQP_RULES_MAX_SGE + 1 */
+	struct soft_wire_res res[SOFT_WIRE_MAX_RES];
+	xqp_u32 res_next;		/* the oldest, replaced next */
+	xqp_u8 busy;			/* a READ response is being sent: */
+	struct soft_wire_res read;	/*   which, */
+	void *read_pd;			/*   its memory's PD, */
+	xqp_u32 read_next;		/*   its next packet */
+};
+
+/* The requester of a connected QP on the wire (wire_send.c); sq.lock. */
+struct soft_wire_req {
+	xqp_u32 tx_idx;			/* WQEs after the head wholly sent */
+	xqp_u32 tx_off;			/* bytes of WQE tx_idx sent */
+	xqp_u32 tx_psn;			/* the next PSN to send */
+	xqp_u32 una;			/* the oldest PSN not acknowledged */
+	xqp_u32 max_psn;		/* the PSN after the furthest one sent */
+	xqp_u32 una_armed;		/* una when the timer was armed */
+	xqp_u32 rd_out;			/* READs and atomics in flight */
+	xqp_u32 since_ackreq;		/* packets sent without AckReq */
+	int retry_left, rnr_left;	/* -1: full */
+	xqp_u8 timer_on;
+	xqp_u8 dead;			/* destroyed: no timer, no packet */
+	xqp_u8 rnr_wait;		/* sending waits for the RNR timer */
+	struct xqp_work timer;		/* retransmission and RNR timer */
+	struct soft_seg *seg;		/* responses' SGEs (max_send_sge + 1) */
 };
 
 struct soft_qp {
@@ -261,6 +325,12 @@ struct soft_qp {
 	struct soft_seg *lseg, *rseg;	/* resolved SGEs (runner only) */
 
 	struct soft_ring rq;		/* struct soft_rwqe; none with an SRQ */
+
+	/* RoCE v2 on the wire (wire_*.c): a linked device's QPs. */
+	xqp_u8 on_wire;			/* connected: the peer is outside this kernel */
+	struct soft_wire_req wreq;
+	struct soft_wire_resp *wresp;	/* NULL unless linked */
+	struct xqp_work rwork;		/* the responder's READ responses */
 };
 
 /* ---- pool.c ---- */
@@ -401,5 +471,85 @@ void soft_qp_to_err(struct soft_qp *qp, int event);
 /* modify_qp's hook: what a new state means for the queues. */
 void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state,
 			   int sqd_notify);
+
+/* ---- the network: net.c in the kernel, the host tests' wire ---- */
+/* Where a packet goes: GIDs (IPv4-mapped or IPv6), the GRH's fields. */
+struct soft_route {
+	xqp_u8 sgid[16], dgid[16];
+	xqp_u8 tclass, hop_limit;
+	xqp_u32 flow_label;
+	xqp_u16 sport;			/* UDP source port */
+};
+/* Opens the link's namespace's socket for @soft (a linked device): 0 or -errno. */
+int soft_net_attach(struct xqp_soft *soft);
+void soft_net_detach(struct xqp_soft *soft);
+/* A packet of @len bytes (BTH to ICRC) to fill at *@data; NULL: no memory. Any context. */
+void *soft_net_alloc(struct xqp_soft *soft, xqp_u32 len, xqp_u8 **data);
+/* Adds the UDP and IP headers and the ICRC, sends, frees: 0 or -errno. No lock held. */
+int soft_net_xmit(struct xqp_soft *soft, void *pkt, const struct soft_route *rt);
+void soft_net_free(void *pkt);
+/* net.c (kernel only): the module's part, at load and unload. */
+int soft_net_init(void);
+void soft_net_fini(void);
+
+/* ---- wire_recv.c, wire_send.c, wire_resp.c, wire_ack.c ---- */
+#define SOFT_WIRE_COUNT(soft, f) __atomic_add_fetch(&(soft)->wire.f, 1, __ATOMIC_RELAXED)
+/*
+ * A datagram to port 4791 that arrived on @soft's link: @ip its IP header
+ * (@ipv6, else IPv4 without options), the UDP header right after, @bth the
+ * UDP payload of @len bytes. Context: softirq, RCU read lock held.
+ */
+void soft_wire_rx(struct xqp_soft *soft, const xqp_u8 *ip, int ipv6,
+		  const xqp_u8 *bth, xqp_u32 len);
+/* One received packet, parsed, with where it came from. */
+struct soft_rx {
+	struct soft_pkt pkt;
+	const xqp_u8 *payload;
+	const xqp_u8 *ip;		/* its IP header, for a UD GRH */
+	int ipv6;
+	xqp_u8 sgid[16], dgid[16];	/* source and destination GIDs */
+};
+int soft_wire_qp_init(struct soft_qp *qp);
+/* Destroy, once unreachable: its timers stop for good (then soft_sq_stop). */
+void soft_wire_qp_stop(struct soft_qp *qp);
+void soft_wire_qp_fini(struct soft_qp *qp);
+/* To RTR: whether @qp's peer is outside this kernel (on_wire), the PSN
+ * expected; RTR to RTS: the PSN to send. */
+void soft_wire_connect(struct soft_qp *qp, int old_state, int new_state);
+/* A UD destination outside this kernel (or its link's namespace). */
+int soft_wire_ud_remote(struct soft_qp *qp, const struct xqp_ah_attr *av);
+/* RESET: the requester and responder start afresh. */
+void soft_wire_reset(struct soft_qp *qp);
+/* The runner's part for a QP on the wire: 1 if work is left. */
+int soft_wire_sq_run(struct soft_qp *qp, int budget);
+/* A UD send to a GID outside this kernel: the WQE's status. */
+int soft_wire_send_ud(struct soft_qp *qp, struct soft_swqe *w);
+int soft_wire_route(struct soft_qp *qp, const struct xqp_ah_attr *av, struct soft_route *rt);
+/* Sends one packet built from @pkt, its payload read from @seg at @off. */
+int soft_wire_emit(struct xqp_soft *soft, const struct soft_route *rt, struct soft_pkt *pkt,
+		   struct soft_seg *seg, xqp_u32 nseg, xqp_u64 off);
+void soft_wire_respond(struct soft_qp *qp, struct soft_rx *rx);
+void soft_wire_resp_work(struct xqp_work *work);
+void soft_wire_ack(struct soft_qp *qp, struct soft_rx *rx);
+void soft_wire_timer(struct xqp_work *work);
+/* wire_send.c, for wire_ack.c; each with sq.lock held */
+/* Sends again from @psn: the WQE holding it and those after (a READ whole). */
+void soft_wire_rewind(struct soft_qp *qp, xqp_u32 psn);
+/* Acknowledgement came: the retry budgets start afresh. */
+void soft_wire_progress(struct soft_qp *qp);
+/* Takes a retry (@rnr: an RNR one): 1 if one was left or they are endless. */
+int soft_wire_take_retry(struct soft_qp *qp, int rnr);
+/* Completes the head with @status and drops sq.lock (an error: the QP errs). */
+void soft_wire_pop(struct soft_qp *qp, unsigned long flags, int status);
+xqp_u32 soft_wire_mtu(struct soft_qp *qp);
+/* exec.c's requester completion, for the wire's */
+void soft_sq_complete(struct soft_qp *qp, const struct soft_swqe *w, int status,
+		      xqp_u32 byte_len);
+xqp_u32 soft_timeout_us(xqp_u8 timeout);
+xqp_u32 soft_rnr_delay_us(xqp_u8 timer);
+/* fabric.c: the linked device on @netdev; RCU read lock held */
+struct xqp_soft *soft_fabric_by_netdev(const struct net_device *netdev);
+/* fabric.c: whether a device in this kernel (and @net) has @gid */
+int soft_fabric_gid_is_local(const xqp_u8 gid[16], const void *net);
 
 #endif /* XQP_SOFT_PRIV_H */

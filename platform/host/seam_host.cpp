@@ -538,12 +538,17 @@ void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us)
 
 void xqp_work_expedite(struct xqp_work *work)
 {
+	xqp_work_reschedule(work, 0);
+}
+
+void xqp_work_reschedule(struct xqp_work *work, xqp_u32 delay_us)
+{
 	work_pool_start();
 	std::lock_guard<std::mutex> l(pool->m);
 	HostWork *h = hw(work);
 	if (h->canceling)
 		return;
-	h->due = Clock::now();
+	h->due = Clock::now() + std::chrono::microseconds(delay_us);
 	if (!h->pending) {
 		h->pending = true;
 		pool->queue.push_back(work);

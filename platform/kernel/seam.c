@@ -435,6 +435,14 @@ void xqp_work_expedite(struct xqp_work *work)
 }
 EXPORT_SYMBOL_GPL(xqp_work_expedite);
 
+void xqp_work_reschedule(struct xqp_work *work, xqp_u32 delay_us)
+{
+	unsigned long delay = delay_us ? usecs_to_jiffies(delay_us) : 0;
+
+	mod_delayed_work(xqp_wq, (struct delayed_work *)work->opaque, delay);
+}
+EXPORT_SYMBOL_GPL(xqp_work_reschedule);
+
 void xqp_work_cancel_sync(struct xqp_work *work)
 {
 	cancel_delayed_work_sync((struct delayed_work *)work->opaque);

@@ -120,6 +120,8 @@ void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn);
 void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us);
 /* Runs @work as soon as possible, also when it waits for a delay now. */
 void xqp_work_expedite(struct xqp_work *work);
+/* Runs @work after @delay_us from now, queued or not (its old delay is gone). */
+void xqp_work_reschedule(struct xqp_work *work, xqp_u32 delay_us);
 void xqp_work_cancel_sync(struct xqp_work *work);
 /* Waits until every work item queued so far has run. */
 void xqp_work_flush_all(void);

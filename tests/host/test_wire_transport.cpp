@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCE v2 on the wire, transport rules (drivers/soft/wire_*.c): two linked
+ * devices in different namespaces reach each other only through the
+ * host's wire (platform/host/wire_host.cpp), which can lose, duplicate and
+ * reorder packets: every RC operation, multi-packet messages, UD with its
+ * GRH, RNR waits, retransmission, bad packets dropped and counted.
+ */
+#include <unistd.h>
+#include <vector>
+
+#include "traffic.h"
+#include "wire_host.h"
+
+namespace {
+
+alignas(8) char wire_netdev[2][64];
+
+struct net_device *wdev(int i)
+{
+	return reinterpret_cast<struct net_device *>(wire_netdev[i]);
+}
+
+void gid4(xqp_u8 gid[16], int host)
+{
+	std::memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	gid[12] = 10;
+	gid[15] = static_cast<xqp_u8>(host);
+}
+
+struct xqp_soft_wire_counts wire_counts(xqp_soft *s)
+{
+	struct xqp_soft_wire_counts c = {};
+	xqp_soft_wire_counts(s, &c);
+	return c;
+}
+
+class WireTransport : public Core {
+protected:
+	void SetUp() override
+	{
+		Core::SetUp();
+		xqp_host_wire_faults(0, 0, 0, 1);
+		for (int i = 0; i < 2; i++) {
+			xqp_host_wire_set_ns(wdev(i), i + 1);
+			char name[16] = "xqp_wire0";
+			name[8] = static_cast<char>('0' + i);
+			l_[i] = xqp_soft_create_linked(name, wdev(i), 1, XQP_MTU_4096);
+			ASSERT_FALSE(xqp_is_err(l_[i])) << xqp_ptr_err(l_[i]);
+			ASSERT_TRUE(xqp_soft_wire_ready(l_[i]));
+			gid4(gid_[i], i + 1);
+			xqp_gid_entry e = {};
+			std::memcpy(e.gid, gid_[i], 16);
+			e.gid_type = XQP_GID_TYPE_ROCE_V2;
+			ASSERT_EQ(xqp_modify_gid(ldev(i), 1, 0, &e), 0);
+		}
+		a_.init(ldev(0), 1 << 20);
+		b_.init(ldev(1), 1 << 20);
+	}
+	void TearDown() override
+	{
+		xqp_host_wire_faults(0, 0, 0, 1);
+		for (xqp_qp *qp : qps_)
+			EXPECT_EQ(xqp_destroy_qp(qp), 0);
+		a_.fini();
+		b_.fini();
+		xqp_host_wire_idle();
+		xqp_work_flush_all();
+		for (xqp_soft *s : l_)
+			xqp_soft_destroy(s);
+		Core::TearDown();
+	}
+	xqp_device *ldev(int i) { return xqp_soft_device(l_[i]); }
+	xqp_qp *qp(Node &n, xqp_qp_type type, int wr = 64)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = type;
+		init.send_cq = n.scq;
+		init.recv_cq = n.rcq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = static_cast<u32>(wr);
+		init.cap.max_send_sge = init.cap.max_recv_sge = 2;
+		init.sq_sig_type = XQP_SIGNAL_ALL_WR;
+		xqp_qp *q = xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
+		EXPECT_FALSE(xqp_is_err(q)) << xqp_ptr_err(q);
+		if (!xqp_is_err(q))
+			qps_.push_back(q);
+		return q;
+	}
+	/* An RC pair a -> b across the wire. */
+	void rc_pair(xqp_qp **qa, xqp_qp **qb, xqp_u8 timeout = 14, xqp_u8 retry = 7)
+	{
+		*qa = qp(a_, XQP_QPT_RC);
+		*qb = qp(b_, XQP_QPT_RC);
+		ASSERT_TRUE(*qa && *qb && !xqp_is_err(*qa) && !xqp_is_err(*qb));
+		connect_qp(*qa, XQP_QPT_RC, 0, xqp_qp_num(*qb), true, 0xe, 7, 1, 0, timeout, retry,
+			   gid_[1]);
+		connect_qp(*qb, XQP_QPT_RC, 0, xqp_qp_num(*qa), true, 0xe, 7, 1, 0, timeout, retry,
+			   gid_[0]);
+	}
+	static void fill(Node &n, size_t off, size_t len, unsigned seed)
+	{
+		for (size_t i = 0; i < len; i++)
+			n.buf[off + i] = static_cast<char>((i * 131 + seed * 7 + (i >> 8)) & 0xff);
+	}
+
+	xqp_soft *l_[2] = {};
+	xqp_u8 gid_[2][16];
+	Node a_, b_;
+	std::vector<xqp_qp *> qps_;
+};
+
+xqp_send_wr rdma_wr(xqp_wr_opcode op, xqp_sge *s, xqp_u64 addr, u32 rkey)
+{
+	xqp_send_wr w = send_wr(s);
+	w.opcode = op;
+	w.wr.rdma.remote_addr = addr;
+	w.wr.rdma.rkey = rkey;
+	return w;
+}
+
+} // namespace
+
+TEST_F(WireTransport, RcOperationsCrossTheWireInPackets)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	xqp_u64 sent0 = xqp_host_wire_sent();
+
+	/* a SEND of three packets at the 4096-byte path MTU */
+	fill(a_, 0, 10000, 1);
+	ASSERT_EQ(post_recv(qb, 7, b_.sge(0, 16384)), 0);
+	xqp_sge s = a_.sge(0, 10000);
+	xqp_send_wr w = send_wr(&s);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].byte_len, 10000u);
+	EXPECT_EQ(rc[0].src_qp, xqp_qp_num(qa));
+	EXPECT_EQ(std::memcmp(b_.buf.data(), a_.buf.data(), 10000), 0);
+	auto sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	EXPECT_GE(xqp_host_wire_sent() - sent0, 4u);	/* 3 packets and an ACK */
+
+	/* WRITE with immediate, 5 packets */
+	fill(a_, 20000, 20000, 2);
+	ASSERT_EQ(post_recv(qb, 8, b_.sge(0, 16)), 0);
+	s = a_.sge(20000, 20000);
+	w = rdma_wr(XQP_WR_RDMA_WRITE_WITH_IMM, &s, reinterpret_cast<uintptr_t>(b_.buf.data()) + 100000,
+		    xqp_mr_rkey(b_.mr));
+	w.imm_data = 0x12345678;
+	ASSERT_EQ(post_send(qa, w), 0);
+	rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].opcode, XQP_WC_RECV_RDMA_WITH_IMM);
+	EXPECT_EQ(rc[0].imm_data, 0x12345678u);
+	EXPECT_EQ(rc[0].byte_len, 20000u);
+	EXPECT_EQ(std::memcmp(b_.buf.data() + 100000, a_.buf.data() + 20000, 20000), 0);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+
+	/* READ of 30000 bytes: 8 response packets */
+	fill(b_, 200000, 30000, 3);
+	s = a_.sge(300000, 30000);
+	w = rdma_wr(XQP_WR_RDMA_READ, &s, reinterpret_cast<uintptr_t>(b_.buf.data()) + 200000,
+		    xqp_mr_rkey(b_.mr));
+	ASSERT_EQ(post_send(qa, w), 0);
+	sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(sc[0].opcode, XQP_WC_RDMA_READ);
+	EXPECT_EQ(sc[0].byte_len, 30000u);
+	EXPECT_EQ(std::memcmp(a_.buf.data() + 300000, b_.buf.data() + 200000, 30000), 0);
+
+	/* atomics: the remote value before comes back, the remote memory changes */
+	xqp_u64 v = 40, got = 0;
+	std::memcpy(b_.buf.data() + 400000, &v, 8);
+	s = a_.sge(400000, 8);
+	w = rdma_wr(XQP_WR_ATOMIC_FETCH_AND_ADD, &s, 0, 0);
+	w.wr.atomic.remote_addr = reinterpret_cast<uintptr_t>(b_.buf.data()) + 400000;
+	w.wr.atomic.rkey = xqp_mr_rkey(b_.mr);
+	w.wr.atomic.compare_add = 2;
+	ASSERT_EQ(post_send(qa, w), 0);
+	sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	std::memcpy(&got, a_.buf.data() + 400000, 8);
+	EXPECT_EQ(got, 40u);
+	std::memcpy(&v, b_.buf.data() + 400000, 8);
+	EXPECT_EQ(v, 42u);
+	w.opcode = XQP_WR_ATOMIC_CMP_AND_SWP;
+	w.wr.atomic.compare_add = 42;
+	w.wr.atomic.swap = 7;
+	ASSERT_EQ(post_send(qa, w), 0);
+	sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	std::memcpy(&got, a_.buf.data() + 400000, 8);
+	EXPECT_EQ(got, 42u);
+	std::memcpy(&v, b_.buf.data() + 400000, 8);
+	EXPECT_EQ(v, 7u);
+
+	struct xqp_soft_wire_counts ca = wire_counts(l_[0]), cb = wire_counts(l_[1]);
+	EXPECT_EQ(ca.rx_bad_icrc + cb.rx_bad_icrc + ca.rx_malformed + cb.rx_malformed, 0u);
+	EXPECT_EQ(ca.retransmits + cb.retransmits, 0u);
+}
+
+TEST_F(WireTransport, RcSurvivesLossDuplicationAndReordering)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb, 12, 7);	/* 16 ms ACK timeout */
+	xqp_host_wire_faults(5, 2, 5, 42);
+	const int n = 120, len = 9000;
+	for (int i = 0; i < 60; i++)
+		ASSERT_EQ(post_recv(qb, static_cast<xqp_u64>(i), b_.sge((i % 60) * 16384, 16384)), 0);
+	int posted = 0, received = 0, completed = 0;
+	std::vector<xqp_wc> wcs;
+	while (completed < n || received < n) {
+		while (posted < n && posted - completed < 32) {
+			fill(a_, static_cast<size_t>(posted % 32) * 16384, len, static_cast<unsigned>(posted));
+			xqp_sge s = a_.sge(static_cast<u32>(posted % 32) * 16384, len);
+			xqp_send_wr w = send_wr(&s);
+			w.wr_id = static_cast<xqp_u64>(posted);
+			ASSERT_EQ(post_send(qa, w), 0);
+			posted++;
+		}
+		auto sc = poll_n(a_.scq, 1, 20000);
+		ASSERT_GE(sc.size(), 1u) << "completed " << completed;
+		for (const xqp_wc &c : sc) {
+			if (c.status != XQP_WC_SUCCESS) {
+				for (int i = 0; i < 2; i++) {
+					struct xqp_soft_wire_counts k = wire_counts(l_[i]);
+					const xqp_u64 *v = reinterpret_cast<const xqp_u64 *>(&k);
+					for (size_t j = 0; j < sizeof(k) / 8; j++)
+						fprintf(stderr, "%d:%zu=%llu ", i, j, (unsigned long long)v[j]);
+					fprintf(stderr, "\n");
+				}
+			}
+			ASSERT_EQ(c.status, XQP_WC_SUCCESS);
+			EXPECT_EQ(c.wr_id, static_cast<xqp_u64>(completed));
+			completed++;
+		}
+		xqp_wc wc;
+		while (xqp_poll_cq(b_.rcq, 1, &wc) == 1) {
+			ASSERT_EQ(wc.status, XQP_WC_SUCCESS);
+			ASSERT_EQ(wc.wr_id, static_cast<xqp_u64>(received));	/* in order, once each */
+			ASSERT_EQ(wc.byte_len, static_cast<u32>(len));
+			std::vector<char> want(len);
+			for (int k = 0; k < len; k++)
+				want[k] = static_cast<char>((k * 131 + received * 7 + (k >> 8)) & 0xff);
+			ASSERT_EQ(std::memcmp(b_.buf.data() + (received % 60) * 16384, want.data(), len), 0)
+				<< "message " << received;
+			int next = received + 60;
+			if (next < n) {
+				ASSERT_EQ(post_recv(qb, static_cast<xqp_u64>(next),
+						    b_.sge((next % 60) * 16384, 16384)), 0);
+			}
+			received++;
+		}
+	}
+	xqp_wc extra;
+	EXPECT_EQ(xqp_poll_cq(b_.rcq, 1, &extra), 0);	/* nothing twice */
+	struct xqp_soft_wire_counts ca = wire_counts(l_[0]), cb = wire_counts(l_[1]);
+	EXPECT_GT(ca.retransmits, 0u);
+	EXPECT_GT(cb.rx_duplicate + cb.rx_out_of_seq, 0u);
+}
+
+TEST_F(WireTransport, UdCarriesTheIpHeaderAndChecksTheQkey)
+{
+	xqp_qp *ua = qp(a_, XQP_QPT_UD), *ub = qp(b_, XQP_QPT_UD);
+	ASSERT_TRUE(ua && ub);
+	connect_qp(ua, XQP_QPT_UD, 0, 0, true, 0, 7, 1, 0x1234);
+	connect_qp(ub, XQP_QPT_UD, 0, 0, true, 0, 7, 1, 0x1234);
+	xqp_ah_attr av = {};
+	av.is_global = 1;
+	av.port_num = 1;
+	av.sgid_index = 0;
+	av.hop_limit = 64;
+	std::memcpy(av.dgid, gid_[1], 16);
+	xqp_ah *ah = xqp_create_ah(a_.pd, &av);
+	ASSERT_FALSE(xqp_is_err(ah)) << xqp_ptr_err(ah);
+
+	ASSERT_EQ(post_recv(ub, 1, b_.sge(0, 2048)), 0);
+	fill(a_, 0, 1000, 5);
+	xqp_sge s = a_.sge(0, 1000);
+	xqp_send_wr w = send_wr(&s, ah, xqp_qp_num(ub), 0x9999);	/* wrong Q_Key: dropped */
+	ASSERT_EQ(post_send(ua, w), 0);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+	w = send_wr(&s, ah, xqp_qp_num(ub), 0x1234);
+	ASSERT_EQ(post_send(ua, w), 0);
+	auto rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].byte_len, 1040u);
+	EXPECT_EQ(rc[0].src_qp, xqp_qp_num(ua));
+	EXPECT_TRUE(rc[0].wc_flags & XQP_WC_GRH);
+	const auto *ip = reinterpret_cast<const xqp_u8 *>(b_.buf.data()) + 20;
+	EXPECT_EQ(ip[0], 0x45);			/* IPv4, as rxe lays it out */
+	EXPECT_EQ(ip[9], 17);
+	EXPECT_EQ(std::memcmp(ip + 12, gid_[0] + 12, 4), 0);
+	EXPECT_EQ(std::memcmp(ip + 16, gid_[1] + 12, 4), 0);
+	EXPECT_EQ(std::memcmp(b_.buf.data() + 40, a_.buf.data(), 1000), 0);
+	EXPECT_EQ(wire_counts(l_[1]).rx_bad_qkey, 1u);
+	EXPECT_EQ(xqp_destroy_ah(ah), 0);
+}
+
+TEST_F(WireTransport, RnrNakWaitsForTheReceiveAndGoesOn)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	fill(a_, 0, 5000, 9);
+	xqp_sge s = a_.sge(0, 5000);
+	xqp_send_wr w = send_wr(&s);
+	ASSERT_EQ(post_send(qa, w), 0);
+	/* nothing posted yet: RNR NAKs until it is */
+	for (int i = 0; i < 500 && wire_counts(l_[0]).rnr_naks_taken == 0; i++)
+		usleep(1000);
+	EXPECT_GT(wire_counts(l_[0]).rnr_naks_taken, 0u);
+	ASSERT_EQ(post_recv(qb, 3, b_.sge(0, 8192)), 0);
+	auto rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(std::memcmp(b_.buf.data(), a_.buf.data(), 5000), 0);
+	auto sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+}
+
+TEST_F(WireTransport, RemoteAccessErrorIsNakedAndBothSidesErr)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	xqp_sge s = a_.sge(0, 100);
+	xqp_send_wr w = rdma_wr(XQP_WR_RDMA_WRITE, &s, 0x1000, xqp_mr_rkey(b_.mr) ^ 0x100);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_REM_ACCESS_ERR);
+	EXPECT_EQ(wire_counts(l_[1]).naks_sent, 1u);
+	xqp_qp_attr at = {};
+	xqp_qp_init_attr ia = {};
+	ASSERT_EQ(xqp_query_qp(qb, &at, XQP_QP_STATE, &ia), 0);
+	EXPECT_EQ(at.qp_state, XQP_QPS_ERR);
+}
+
+TEST_F(WireTransport, NoPeerRunsOutOfRetries)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb, 8, 2);
+	ASSERT_EQ(xqp_modify_gid(ldev(1), 1, 0, nullptr), 0);	/* b's address is gone */
+	xqp_sge s = a_.sge(0, 100);
+	xqp_send_wr w = send_wr(&s);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto sc = poll_n(a_.scq, 1, 10000);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_RETRY_EXC_ERR);
+	EXPECT_EQ(wire_counts(l_[0]).retransmits, 2u);
+}
+
+TEST_F(WireTransport, BadPacketsAreDroppedAndCounted)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	xqp_u8 pkt[64] = {};
+	/* a SEND_ONLY to qb with 4 payload bytes and a wrong ICRC */
+	pkt[0] = 0x04;
+	pkt[2] = pkt[3] = 0xff;
+	pkt[5] = static_cast<xqp_u8>(xqp_qp_num(qb) >> 16);
+	pkt[6] = static_cast<xqp_u8>(xqp_qp_num(qb) >> 8);
+	pkt[7] = static_cast<xqp_u8>(xqp_qp_num(qb));
+	xqp_host_wire_inject(wdev(1), gid_[0], gid_[1], pkt, 12 + 4 + 4);
+	xqp_host_wire_inject(wdev(1), gid_[0], gid_[1], pkt, 10);	/* shorter than a BTH */
+	xqp_host_wire_idle();
+	struct xqp_soft_wire_counts c = wire_counts(l_[1]);
+	EXPECT_EQ(c.rx_bad_icrc, 1u);
+	EXPECT_EQ(c.rx_malformed, 1u);
+
+	/* the connection still works */
+	ASSERT_EQ(post_recv(qb, 1, b_.sge(0, 64)), 0);
+	xqp_sge s = a_.sge(0, 64);
+	xqp_send_wr w = send_wr(&s);
+	ASSERT_EQ(post_send(qa, w), 0);
+	ASSERT_EQ(poll_n(b_.rcq, 1).size(), 1u);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+}
