@@ -156,6 +156,10 @@ link-check:
 # 13's; CM_ONLY, CM_QUICK; docs/design.md "Two faces of one device").
 rdmacm-check:
 	$(Q)scripts/rdmacm-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
+# RoCE v2 on the wire: xqp in two namespaces and rxe as its peer (WIRE_ONLY=GLOB
+# runs the pingpong cases whose names match).
+wire-check:
+	$(Q)scripts/wire-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
 # kill -9 and removal under traffic, test kernel (KILL_ROUNDS, KILL_MS,
 # KILL_PROCS, KILL_SEED; docs/reliability.md).
 kill-rounds:
@@ -180,7 +184,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
+.PHONY: res-check link-check rdmacm-check wire-check kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:

@@ -229,6 +229,7 @@ static int soft_net_xmit4(struct net *net, struct net_device *ndev, struct sk_bu
 	};
 	struct rtable *rtb;
 	struct iphdr *iph;
+	int err;
 
 	memcpy(&fl.saddr, rt->sgid + 12, 4);
 	memcpy(&fl.daddr, rt->dgid + 12, 4);
@@ -255,7 +256,8 @@ static int soft_net_xmit4(struct net *net, struct net_device *ndev, struct sk_bu
 	soft_net_icrc(skb, 0);
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	return net_xmit_eval(ip_local_out(net, NULL, skb));
+	err = ip_local_out(net, NULL, skb);
+	return net_xmit_eval(err);	/* a macro: its argument twice */
 }
 
 static int soft_net_xmit6(struct net *net, struct net_device *ndev, struct sk_buff *skb,
@@ -267,6 +269,7 @@ static int soft_net_xmit6(struct net *net, struct net_device *ndev, struct sk_bu
 	};
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
+	int err;
 
 	if (!sock6) {
 		kfree_skb(skb);
@@ -292,7 +295,8 @@ static int soft_net_xmit6(struct net *net, struct net_device *ndev, struct sk_bu
 	soft_net_icrc(skb, 1);
 	skb->protocol = htons(ETH_P_IPV6);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	return net_xmit_eval(ip6_local_out(net, NULL, skb));
+	err = ip6_local_out(net, NULL, skb);
+	return net_xmit_eval(err);
 }
 
 int soft_net_xmit(struct xqp_soft *soft, void *pkt, const struct soft_route *rt)

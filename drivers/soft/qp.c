@@ -236,7 +236,24 @@ int xqp_soft_qp_state(struct xqp_soft *soft, xqp_u32 qp_num,
 	out->head_started = qp->head_started;
 	out->rnr_left = qp->rnr_left;
 	out->retry_left = qp->retry_left;
+	out->on_wire = qp->on_wire;
+	out->tx_psn = qp->wreq.tx_psn;
+	out->una = qp->wreq.una;
+	out->max_psn = qp->wreq.max_psn;
+	out->tx_idx = qp->wreq.tx_idx;
+	out->tx_off = qp->wreq.tx_off;
+	out->rd_out = qp->wreq.rd_out;
+	out->timer_on = qp->wreq.timer_on;
+	out->rnr_wait = qp->wreq.rnr_wait;
 	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (qp->wresp) {
+		flags = xqp_spin_lock_irqsave(&qp->wresp->lock);
+		out->epsn = qp->wresp->epsn;
+		out->resp_msg = qp->wresp->msg;
+		out->resp_busy = qp->wresp->busy;
+		out->resp_nak_sent = qp->wresp->nak_sent;
+		xqp_spin_unlock_irqrestore(&qp->wresp->lock, flags);
+	}
 
 	flags = xqp_spin_lock_irqsave(&qp->rq.lock);	/* an empty ring without an RQ */
 	out->rq_count = qp->rq.count;

@@ -140,6 +140,9 @@ struct xqp_soft_wire_counts {
 void xqp_soft_wire_counts(struct xqp_soft *soft, struct xqp_soft_wire_counts *out);
 /* Whether @soft sends on the wire: its link's socket is open. */
 int xqp_soft_wire_ready(struct xqp_soft *soft);
+/* The wire's module part (net.c, kernel only): at load and unload. */
+int soft_net_init(void);
+void soft_net_fini(void);
 
 /* The LID the subnet gave the device (1, 2, ...; unique while it lives). */
 xqp_u16 xqp_soft_lid(struct xqp_soft *soft);
@@ -157,6 +160,10 @@ struct xqp_soft_qp_state {
 	int rnr_left, retry_left;	/* -1: the head has not waited */
 	xqp_u32 send_cq_count, recv_cq_count;	/* completions unpolled */
 	xqp_u64 send_cq_overruns, recv_cq_overruns;
+	/* on the wire: requester and responder */
+	xqp_u32 on_wire;
+	xqp_u32 tx_psn, una, max_psn, tx_idx, tx_off, rd_out, timer_on, rnr_wait;
+	xqp_u32 epsn, resp_msg, resp_busy, resp_nak_sent;
 };
 /* The QP numbered @qp_num or the next one above it: 1 and *@out, or 0 if none. */
 int xqp_soft_qp_state(struct xqp_soft *soft, xqp_u32 qp_num,

@@ -165,6 +165,11 @@ static int soft_qps_show(struct seq_file *m, void *unused)
 			   s.rnr_left, s.retry_left, s.send_cq_count,
 			   (unsigned long long)s.send_cq_overruns, s.recv_cq_count,
 			   (unsigned long long)s.recv_cq_overruns);
+		if (s.on_wire)
+			seq_printf(m, "  wire tx_psn %u una %u max_psn %u tx_idx %u tx_off %u rd_out %u timer %u rnr_wait %u epsn %u msg %#x busy %u nak_sent %u\n",
+				   s.tx_psn, s.una, s.max_psn, s.tx_idx, s.tx_off, s.rd_out,
+				   s.timer_on, s.rnr_wait, s.epsn, s.resp_msg, s.resp_busy,
+				   s.resp_nak_sent);
 	}
 	return 0;
 }

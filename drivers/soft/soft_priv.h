@@ -488,9 +488,6 @@ void *soft_net_alloc(struct xqp_soft *soft, xqp_u32 len, xqp_u8 **data);
 /* Adds the UDP and IP headers and the ICRC, sends, frees: 0 or -errno. No lock held. */
 int soft_net_xmit(struct xqp_soft *soft, void *pkt, const struct soft_route *rt);
 void soft_net_free(void *pkt);
-/* net.c (kernel only): the module's part, at load and unload. */
-int soft_net_init(void);
-void soft_net_fini(void);
 
 /* ---- wire_recv.c, wire_send.c, wire_resp.c, wire_ack.c ---- */
 #define SOFT_WIRE_COUNT(soft, f) __atomic_add_fetch(&(soft)->wire.f, 1, __ATOMIC_RELAXED)

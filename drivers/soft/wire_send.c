@@ -600,7 +600,7 @@ int soft_wire_qp_init(struct soft_qp *qp)
 	r->seg = xqp_zalloc((XQP_RULES_MAX_SGE + 1) * sizeof(*r->seg), XQP_GFP_KERNEL_ACCOUNT);
 	if (!r->rwqe || !r->seg)
 		goto err_resp;
-	xqp_spin_init(&r->lock, XQP_LOCK_SOFT);
+	xqp_spin_init(&r->lock, XQP_LOCK_SOFT_RESP);
 	qp->wresp = r;
 	return 0;
 

@@ -385,3 +385,26 @@ TEST_F(WireTransport, BadPacketsAreDroppedAndCounted)
 	ASSERT_EQ(poll_n(b_.rcq, 1).size(), 1u);
 	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
 }
+
+TEST_F(WireTransport, LongMessagesBothWaysAtOnce)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	const u32 len = 256 * 1024;	/* 64 packets at 4096 */
+	for (int round = 0; round < 20; round++) {
+		ASSERT_EQ(post_recv(qb, 1, b_.sge(0, len)), 0);
+		ASSERT_EQ(post_recv(qa, 2, a_.sge(0, len)), 0);
+		fill(a_, 512 * 1024, len, static_cast<unsigned>(round));
+		fill(b_, 512 * 1024, len, static_cast<unsigned>(round + 100));
+		xqp_sge sa = a_.sge(512 * 1024, len), sb = b_.sge(512 * 1024, len);
+		xqp_send_wr wa = send_wr(&sa), wb = send_wr(&sb);
+		ASSERT_EQ(post_send(qa, wa), 0);
+		ASSERT_EQ(post_send(qb, wb), 0);
+		ASSERT_EQ(poll_n(b_.rcq, 1).size(), 1u) << "round " << round;
+		ASSERT_EQ(poll_n(a_.rcq, 1).size(), 1u) << "round " << round;
+		ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+		ASSERT_EQ(poll_n(b_.scq, 1).size(), 1u);
+		ASSERT_EQ(std::memcmp(b_.buf.data(), a_.buf.data() + 512 * 1024, len), 0);
+		ASSERT_EQ(std::memcmp(a_.buf.data(), b_.buf.data() + 512 * 1024, len), 0);
+	}
+}
