@@ -56,6 +56,9 @@ static int soft_ack_upto(struct soft_qp *qp, xqp_u32 psn, unsigned long *flags)
 			if (soft_psn_ge(psn, rq->una)) {
 				rq->una = (psn + 1) & SOFT_PSN_MASK;
 				soft_wire_progress(qp);
+				/* a rewind went back past it: resume at una */
+				if (!soft_psn_ge(rq->tx_psn, rq->una))
+					soft_wire_rewind(qp, rq->una);
 			}
 			return 0;
 		}

@@ -240,13 +240,15 @@ static int soft_wire_pick(struct soft_qp *qp, xqp_u32 mtu, struct soft_wire_next
 	struct soft_wire_req *rq = &qp->wreq;
 	struct soft_ring *sq = &qp->sq;
 	struct soft_swqe *w;
-	xqp_u32 len, max_rd;
+	xqp_u32 len, max_rd, in_flight;
 	unsigned long flags;
 	int first, last;
 
 	if (rq->dead || rq->rnr_wait || rq->tx_idx >= sq->count)
 		return 0;
-	if (soft_psn_diff(rq->tx_psn, rq->una) >= SOFT_WIRE_WINDOW)
+	/* (sending again from before una, after a rewind, is not in flight) */
+	in_flight = soft_psn_diff(rq->tx_psn, rq->una);
+	if (!(in_flight & 0x800000) && in_flight >= SOFT_WIRE_WINDOW)
 		return 0;
 	w = soft_ring_at(sq, sq->head + rq->tx_idx);
 	first = rq->tx_off == 0;
