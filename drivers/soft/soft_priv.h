@@ -222,10 +222,18 @@ struct soft_swqe {
 	xqp_u32 wire_psn;		/* on the wire: its first PSN, */
 	xqp_u32 wire_npsn;		/*   the PSNs it takes, */
 	xqp_u32 wire_got;		/*   READ response packets taken */
+#if defined(__cplusplus) && defined(__clang__)
+/* host C++ (clang) reads the zero-size union below: C gives it size 0 */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wextern-c-compat"
+#endif
 	union {
 		struct xqp_sge sge[0];
 		char inline_data[0];
 	};
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 };
 
 /* What executing a send WQE came to. */
@@ -247,6 +255,8 @@ struct soft_wire_res {
 	xqp_u64 va;			/* READ: the range */
 	xqp_u32 rkey, len;
 	xqp_u64 orig;			/* atomic: the value before */
+	void *pd;			/* READ: its memory's PD */
+	xqp_u32 msn;			/* the MSN its response carries */
 };
 
 #define SOFT_WIRE_MAX_RES	128	/* max_qp_rd_atom (drivers/rules/limits.h) */
@@ -270,8 +280,10 @@ struct soft_wire_resp {
 	xqp_u32 res_next;		/* the oldest, replaced next */
 	xqp_u8 busy;			/* a READ response is being sent: */
 	struct soft_wire_res read;	/*   which, */
-	void *read_pd;			/*   its memory's PD, */
-	xqp_u32 read_next;		/*   its next packet */
+	xqp_u32 read_next;		/*   its next packet; */
+	xqp_u8 read_q[SOFT_WIRE_MAX_RES]; /* READs taken meanwhile (res[] slots), */
+	xqp_u32 read_qh, read_qn;	/*   the first and how many; */
+	xqp_u8 nak_busy;		/*   a request dropped meanwhile: NAK after */
 };
 
 /* The requester of a connected QP on the wire (wire_send.c); sq.lock. */

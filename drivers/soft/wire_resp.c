@@ -335,13 +335,19 @@ static enum soft_resp_outcome soft_resp_read(struct soft_resp_ctx *c, struct sof
 	res->va = p->va;
 	res->rkey = p->rkey;
 	res->len = p->dma_len;
+	res->pd = c->pd;
+	res->msn = ++r->msn;
+	r->epsn = (r->epsn + res->npsn - 1) & SOFT_PSN_MASK;	/* the caller adds one */
+	if (r->busy) {	/* its turn comes after the READs before it */
+		r->read_q[(r->read_qh + r->read_qn) % SOFT_WIRE_MAX_RES] =
+			(xqp_u8)(res - r->res);
+		r->read_qn++;
+		return SOFT_RESP_OK;
+	}
 	r->read = *res;
-	r->read_pd = c->pd;
 	r->read_next = 0;
 	r->busy = 1;
 	o->read = 1;
-	r->msn++;
-	r->epsn = (r->epsn + res->npsn - 1) & SOFT_PSN_MASK;	/* the caller adds one */
 	return SOFT_RESP_OK;
 }
 
@@ -439,13 +445,26 @@ static void soft_resp_duplicate(struct soft_resp_ctx *c, struct soft_resp_out *o
 			r->read.npsn = res->npsn - k;
 			r->read.va = res->va + (xqp_u64)k * c->mtu;
 			r->read.len = res->len - k * c->mtu;
-			r->read_pd = c->pd;
+			r->read.pd = c->pd;
 			r->read_next = 0;
 			r->busy = 1;
 			o->read = 1;
 		}
 		return;
 	}
+}
+
+/*
+ * While a READ response goes out, a READ request in sequence is taken and
+ * waits in the resources (as many as max_dest_rd_atomic allows); anything
+ * else waits for the requester to send it again.
+ */
+static int soft_resp_queue_read(const struct soft_resp_ctx *c, xqp_u32 diff)
+{
+	const struct soft_wire_resp *r = c->qp->wresp;
+
+	return !diff && c->qp->type != XQP_QPT_UC && (c->rx->pkt.mask & SOFT_OPF_READ) &&
+	       !r->msg && r->read_qn < soft_min(c->max_dest_rd, SOFT_WIRE_MAX_RES);
 }
 
 /* The packet, under r->lock: what to send back goes to @o. */
@@ -458,7 +477,10 @@ static void soft_resp_packet(struct soft_resp_ctx *c, struct soft_resp_out *o)
 	xqp_u32 diff = (p->psn - r->epsn) & SOFT_PSN_MASK;
 	enum soft_resp_outcome out;
 
-	if (r->busy) {
+	if (r->busy && !soft_resp_queue_read(c, diff)) {
+		/* a NAK at its PSN once the READs are out sends it again */
+		if (rc && !(diff & 0x800000))
+			r->nak_busy = 1;
 		SOFT_WIRE_COUNT(qp->obj.soft, rx_busy);
 		return;
 	}
@@ -495,7 +517,8 @@ static void soft_resp_packet(struct soft_resp_ctx *c, struct soft_resp_out *o)
 	switch (out) {
 	case SOFT_RESP_OK:
 		r->epsn = (r->epsn + 1) & SOFT_PSN_MASK;
-		if (rc && !o->ack && p->ack_req && !o->read)
+		/* a READ is answered by its response alone (a waiting one's too) */
+		if (rc && !o->ack && p->ack_req && !(p->mask & SOFT_OPF_READ))
 			o->ack = SOFT_OP_ACKNOWLEDGE;
 		o->psn = p->psn;
 		return;
@@ -537,79 +560,6 @@ static int soft_resp_back(struct soft_qp *qp, struct soft_route *rt)
 	return soft_wire_route(qp, &av, rt);
 }
 
-/*
- * Sends READ response packets of r->read from r->read_next, at most @max;
- * clears r->busy when the last is out. Return: 1 if some are left.
- */
-static int soft_resp_read_send(struct soft_qp *qp, int max)
-{
-	struct soft_wire_resp *r = qp->wresp;
-	xqp_u32 mtu = soft_wire_mtu(qp);
-	struct soft_route rt;
-	struct soft_wire_res rd;
-	unsigned long flags;
-	xqp_u32 k, n, dqpn, msn;
-	void *pd;
-
-	if (soft_resp_back(qp, &rt))
-		goto done;
-	flags = xqp_spin_lock_irqsave(&qp->lock);
-	dqpn = qp->attr.dest_qp_num;
-	xqp_spin_unlock_irqrestore(&qp->lock, flags);
-	flags = xqp_spin_lock_irqsave(&r->lock);
-	rd = r->read;
-	k = r->read_next;
-	pd = r->read_pd;
-	msn = r->msn;
-	xqp_spin_unlock_irqrestore(&r->lock, flags);
-	for (n = 0; k < rd.npsn && (int)n < max; k++, n++) {
-		xqp_u32 len = rd.len > k * mtu ? soft_min(mtu, rd.len - k * mtu) : 0;
-		int first = k == 0, last = k + 1 == rd.npsn;
-		struct soft_pkt pkt = {
-			.opcode = (xqp_u8)(SOFT_OP_TRANSPORT(qp->type == XQP_QPT_XRC_TGT ? SOFT_OP_XRC :
-							     SOFT_OP_RC) |
-					   (first && last ? SOFT_OP_READ_RESPONSE_ONLY :
-					    first ? SOFT_OP_READ_RESPONSE_FIRST :
-					    last ? SOFT_OP_READ_RESPONSE_LAST :
-					    SOFT_OP_READ_RESPONSE_MIDDLE)),
-			.pkey = SOFT_DEFAULT_PKEY,
-			.dqpn = dqpn,
-			.psn = (rd.psn + k) & SOFT_PSN_MASK,
-			.syndrome = SOFT_AETH_ACK | SOFT_AETH_CREDITS_INVALID,
-			.msn = msn,
-			.payload_len = len,
-		};
-		struct soft_seg seg = { .length = 0 };
-
-		if (len && soft_rkey_get(qp->obj.soft, pd, rd.rkey, rd.va + (xqp_u64)k * mtu, len,
-					 XQP_ACCESS_REMOTE_READ, &seg) != XQP_WC_SUCCESS)
-			break;	/* the MR went: nothing more to send */
-		soft_wire_emit(qp->obj.soft, &rt, &pkt, &seg, 1, 0);
-		if (len)
-			soft_segs_put(&seg, 1);
-	}
-	if (k < rd.npsn && n == (xqp_u32)max) {
-		flags = xqp_spin_lock_irqsave(&r->lock);
-		r->read_next = k;
-		xqp_spin_unlock_irqrestore(&r->lock, flags);
-		return 1;
-	}
-done:
-	flags = xqp_spin_lock_irqsave(&r->lock);
-	r->busy = 0;
-	xqp_spin_unlock_irqrestore(&r->lock, flags);
-	return 0;
-}
-
-/* The responder's work: a READ response too long for the receive context. */
-void soft_wire_resp_work(struct xqp_work *work)
-{
-	struct soft_qp *qp = soft_qp_of_resp_work(work);
-
-	if (soft_resp_read_send(qp, SOFT_WIRE_READ_WORK))
-		xqp_work_queue(&qp->rwork, 0);
-}
-
 /* Sends the ACK, NAK or atomic ACK @o names. */
 static void soft_resp_ack(struct soft_qp *qp, const struct soft_resp_out *o)
 {
@@ -630,6 +580,108 @@ static void soft_resp_ack(struct soft_qp *qp, const struct soft_resp_out *o)
 	pkt.dqpn = qp->attr.dest_qp_num;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
 	soft_wire_emit(qp->obj.soft, &rt, &pkt, NULL, 0, 0);
+}
+
+/*
+ * The READ response in r->read is out: the next READ waiting starts (1), or
+ * the responder is free again (0), with a sequence NAK for a request it
+ * dropped meanwhile.
+ */
+static int soft_resp_read_next(struct soft_qp *qp)
+{
+	struct soft_wire_resp *r = qp->wresp;
+	struct soft_resp_out o = { .ack = SOFT_OP_ACKNOWLEDGE,
+				   .syndrome = SOFT_AETH_NAK | SOFT_NAK_PSN_SEQ_ERR };
+	unsigned long flags;
+
+	flags = xqp_spin_lock_irqsave(&r->lock);
+	if (r->read_qn) {
+		r->read = r->res[r->read_q[r->read_qh]];
+		r->read_qh = (r->read_qh + 1) % SOFT_WIRE_MAX_RES;
+		r->read_qn--;
+		r->read_next = 0;
+		xqp_spin_unlock_irqrestore(&r->lock, flags);
+		return 1;
+	}
+	r->busy = 0;
+	o.ack = r->nak_busy ? o.ack : 0;
+	if (o.ack) {
+		r->nak_busy = 0;
+		r->nak_sent = 1;
+		o.psn = r->epsn;
+		o.msn = r->msn;
+	}
+	xqp_spin_unlock_irqrestore(&r->lock, flags);
+	if (o.ack)
+		soft_resp_ack(qp, &o);
+	return 0;
+}
+
+/*
+ * Sends READ response packets of r->read from r->read_next, at most @max;
+ * then moves on to the next READ waiting. Return: 1 if some are left.
+ */
+static int soft_resp_read_send(struct soft_qp *qp, int max)
+{
+	struct soft_wire_resp *r = qp->wresp;
+	xqp_u32 mtu = soft_wire_mtu(qp);
+	struct soft_route rt;
+	struct soft_wire_res rd;
+	unsigned long flags;
+	xqp_u32 k, n, dqpn;
+
+	if (soft_resp_back(qp, &rt))
+		goto done;
+	flags = xqp_spin_lock_irqsave(&qp->lock);
+	dqpn = qp->attr.dest_qp_num;
+	xqp_spin_unlock_irqrestore(&qp->lock, flags);
+	flags = xqp_spin_lock_irqsave(&r->lock);
+	rd = r->read;
+	k = r->read_next;
+	xqp_spin_unlock_irqrestore(&r->lock, flags);
+	for (n = 0; k < rd.npsn && (int)n < max; k++, n++) {
+		xqp_u32 len = rd.len > k * mtu ? soft_min(mtu, rd.len - k * mtu) : 0;
+		int first = k == 0, last = k + 1 == rd.npsn;
+		struct soft_pkt pkt = {
+			.opcode = (xqp_u8)(SOFT_OP_TRANSPORT(qp->type == XQP_QPT_XRC_TGT ? SOFT_OP_XRC :
+							     SOFT_OP_RC) |
+					   (first && last ? SOFT_OP_READ_RESPONSE_ONLY :
+					    first ? SOFT_OP_READ_RESPONSE_FIRST :
+					    last ? SOFT_OP_READ_RESPONSE_LAST :
+					    SOFT_OP_READ_RESPONSE_MIDDLE)),
+			.pkey = SOFT_DEFAULT_PKEY,
+			.dqpn = dqpn,
+			.psn = (rd.psn + k) & SOFT_PSN_MASK,
+			.syndrome = SOFT_AETH_ACK | SOFT_AETH_CREDITS_INVALID,
+			.msn = rd.msn,
+			.payload_len = len,
+		};
+		struct soft_seg seg = { .length = 0 };
+
+		if (len && soft_rkey_get(qp->obj.soft, rd.pd, rd.rkey, rd.va + (xqp_u64)k * mtu, len,
+					 XQP_ACCESS_REMOTE_READ, &seg) != XQP_WC_SUCCESS)
+			break;	/* the MR went: nothing more to send */
+		soft_wire_emit(qp->obj.soft, &rt, &pkt, &seg, 1, 0);
+		if (len)
+			soft_segs_put(&seg, 1);
+	}
+	if (k < rd.npsn && n == (xqp_u32)max) {
+		flags = xqp_spin_lock_irqsave(&r->lock);
+		r->read_next = k;
+		xqp_spin_unlock_irqrestore(&r->lock, flags);
+		return 1;
+	}
+done:
+	return soft_resp_read_next(qp);
+}
+
+/* The responder's work: a READ response too long for the receive context. */
+void soft_wire_resp_work(struct xqp_work *work)
+{
+	struct soft_qp *qp = soft_qp_of_resp_work(work);
+
+	if (soft_resp_read_send(qp, SOFT_WIRE_READ_WORK))
+		xqp_work_queue(&qp->rwork, 0);
 }
 
 /**

@@ -260,9 +260,11 @@ static int soft_wire_pick(struct soft_qp *qp, xqp_u32 mtu, struct soft_wire_next
 			return 0;	/* no credit (max_rd_atomic 0: never) */
 		if ((w->send_flags & XQP_SEND_FENCE) && rq->rd_out)
 			return 0;
-		w->wire_psn = rq->tx_psn;
-		w->wire_npsn = soft_wire_npsn(w, mtu);
-		w->wire_got = 0;
+		/* (a READ part of whose response came keeps its PSNs) */
+		if (!w->wire_got) {
+			w->wire_psn = rq->tx_psn;
+			w->wire_npsn = soft_wire_npsn(w, mtu);
+		}
 		if (soft_is_rd_atomic(w->opcode))
 			rq->rd_out++;
 	}
@@ -275,11 +277,15 @@ static int soft_wire_pick(struct soft_qp *qp, xqp_u32 mtu, struct soft_wire_next
 		.imm = soft_get_be32((const xqp_u8 *)&w->imm_data),
 	};
 	if (soft_is_rd_atomic(w->opcode)) {
+		/* a READ asks for what its response has not brought yet */
+		xqp_u32 got = w->wire_got * mtu;
+
 		last = 1;
+		nx->pkt.psn = (w->wire_psn + w->wire_got) & SOFT_PSN_MASK;
 		rq->tx_psn = (w->wire_psn + w->wire_npsn) & SOFT_PSN_MASK;
-		nx->pkt.va = w->remote_addr;
+		nx->pkt.va = w->remote_addr + got;
 		nx->pkt.rkey = w->rkey;
-		nx->pkt.dma_len = w->length;
+		nx->pkt.dma_len = w->length - got;
 		nx->pkt.swap_add = w->opcode == XQP_WR_ATOMIC_CMP_AND_SWP ? w->swap : w->compare_add;
 		nx->pkt.compare = w->compare_add;
 	} else {
@@ -455,7 +461,9 @@ int soft_wire_sq_run(struct soft_qp *qp, int budget)
 
 /*
  * Sends again from @psn (within what was sent): the WQE holding it and the
- * ones after. A READ is asked again whole. Caller holds sq.lock.
+ * ones after. A READ is asked again for what its response has not brought
+ * yet (soft_wire_pick(): a request from the PSN of the first response
+ * packet missing, for the rest of the data). Caller holds sq.lock.
  */
 void soft_wire_rewind(struct soft_qp *qp, xqp_u32 psn)
 {
@@ -717,6 +725,8 @@ void soft_wire_reset(struct soft_qp *qp)
 	srq = r->srq;
 	r->srq = NULL;
 	__builtin_memset(r->res, 0, sizeof(r->res));
+	r->read_qn = 0;
+	r->nak_busy = 0;
 	xqp_spin_unlock_irqrestore(&r->lock, flags);
 	if (srq)
 		soft_refs_put(&srq->refs);

@@ -207,6 +207,7 @@ static int soft_swqe_fill(struct soft_qp *qp, struct soft_swqe *w,
 	w->send_flags = (xqp_u32)wr->send_flags;
 	w->imm_data = wr->imm_data;
 	w->xrc_srqn = wr->xrc_remote_srq_num;
+	w->wire_got = 0;	/* on the wire: no response packet taken yet */
 	if (soft_is_atomic(wr->opcode)) {
 		w->remote_addr = wr->wr.atomic.remote_addr;
 		w->compare_add = wr->wr.atomic.compare_add;

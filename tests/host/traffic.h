@@ -117,7 +117,7 @@ inline int modify(xqp_qp *qp, xqp_qp_attr &a, int mask)
 inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 		       bool rts = true, u32 access = 0xe, xqp_u8 rnr_retry = 7,
 		       xqp_u8 min_rnr = 1, u32 qkey = 0x11111111, xqp_u8 timeout = 14,
-		       xqp_u8 retry_cnt = 7, const xqp_u8 *dgid = nullptr)
+		       xqp_u8 retry_cnt = 7, const xqp_u8 *dgid = nullptr, xqp_u8 rd_atomic = 1)
 {
 	xqp_qp_attr a = {};
 	a.qp_state = XQP_QPS_INIT;
@@ -147,7 +147,7 @@ inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 		}
 		mask |= XQP_QP_AV | XQP_QP_PATH_MTU | XQP_QP_DEST_QPN | XQP_QP_RQ_PSN;
 		if (type != XQP_QPT_UC && type != XQP_QPT_XRC_INI) {
-			a.max_dest_rd_atomic = 1;
+			a.max_dest_rd_atomic = rd_atomic;
 			a.min_rnr_timer = min_rnr;
 			mask |= XQP_QP_MAX_DEST_RD_ATOMIC | XQP_QP_MIN_RNR_TIMER;
 		}
@@ -163,7 +163,7 @@ inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 		a.timeout = timeout;
 		a.retry_cnt = retry_cnt;
 		a.rnr_retry = rnr_retry;
-		a.max_rd_atomic = 1;
+		a.max_rd_atomic = rd_atomic;
 		mask |= XQP_QP_TIMEOUT | XQP_QP_RETRY_CNT | XQP_QP_RNR_RETRY |
 			XQP_QP_MAX_QP_RD_ATOMIC;
 	}
