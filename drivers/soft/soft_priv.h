@@ -281,7 +281,10 @@ struct soft_wire_resp {
 	xqp_u8 busy;			/* a READ response is being sent: */
 	struct soft_wire_res read;	/*   which, */
 	xqp_u32 read_next;		/*   its next packet; */
-	xqp_u8 read_q[SOFT_WIRE_MAX_RES]; /* READs taken meanwhile (res[] slots), */
+	struct soft_wire_rd_wait {	/* READs taken meanwhile, or asked */
+		xqp_u32 psn;		/*   again: from which PSN, */
+		xqp_u8 slot;		/*   of which res[]; */
+	} read_q[SOFT_WIRE_MAX_RES];
 	xqp_u32 read_qh, read_qn;	/*   the first and how many; */
 	xqp_u8 nak_busy;		/*   a request dropped meanwhile: NAK after */
 };
@@ -300,6 +303,7 @@ struct soft_wire_req {
 	xqp_u8 timer_on;
 	xqp_u8 dead;			/* destroyed: no timer, no packet */
 	xqp_u8 rnr_wait;		/* sending waits for the RNR timer */
+	xqp_u8 read_reasked;		/* the head READ asked again at a gap */
 	struct xqp_work timer;		/* retransmission and RNR timer */
 	struct soft_seg *seg;		/* responses' SGEs (max_send_sge + 1) */
 };

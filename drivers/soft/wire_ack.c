@@ -129,8 +129,36 @@ static int soft_ack_data(struct soft_qp *qp, struct soft_rx *rx, xqp_u32 mtu)
 	soft_ack_place(qp, w, (xqp_u64)w->wire_got * mtu, rx->payload, p->payload_len);
 	w->wire_got++;
 	qp->wreq.una = (p->psn + 1) & SOFT_PSN_MASK;
+	qp->wreq.read_reasked = 0;
 	soft_wire_progress(qp);
 	return (p->mask & SOFT_OPF_LAST) ? 1 : 0;
+}
+
+/*
+ * A READ response past the packet the head READ waits for: that one was
+ * lost or comes late, and what follows it is dropped. As rxe's completer
+ * does, the READ is asked again at once from the missing packet, once
+ * until its response moves on (the rest of the first one still comes).
+ * Return: 1 if this was such a gap (sq.lock dropped), 0 if not.
+ */
+static int soft_ack_read_gap(struct soft_qp *qp, const struct soft_pkt *p, unsigned long flags)
+{
+	struct soft_wire_req *rq = &qp->wreq;
+	struct soft_swqe *w = soft_head(qp);
+	xqp_u32 gap = soft_psn_diff(p->psn, (w->wire_psn + w->wire_got) & SOFT_PSN_MASK);
+
+	if (w->opcode != XQP_WR_RDMA_READ || !(p->mask & SOFT_OPF_READ) || rq->read_reasked ||
+	    !gap || gap >= w->wire_npsn - w->wire_got)
+		return 0;
+	rq->read_reasked = 1;
+	SOFT_WIRE_COUNT(qp->obj.soft, retransmits);
+	if (!soft_wire_take_retry(qp, 0)) {
+		soft_wire_pop(qp, flags, XQP_WC_RETRY_EXC_ERR);
+		return 1;
+	}
+	soft_wire_rewind(qp, rq->una);
+	xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return 1;
 }
 
 /* A NAK (any kind) at PSN @psn. Caller holds sq.lock; drops it. */
@@ -219,9 +247,11 @@ void soft_wire_ack(struct soft_qp *qp, struct soft_rx *rx)
 	/* a READ response or atomic ACK also acknowledges what precedes it */
 	soft_ack_upto(qp, (p->psn - 1) & SOFT_PSN_MASK, &flags);
 	done = soft_head_sent(qp) ? soft_ack_data(qp, rx, mtu) : -1;
-	if (done < 0) {		/* out of order: the timer asks again */
-		xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (done < 0) {		/* out of order: asked again now or by the timer */
 		SOFT_WIRE_COUNT(qp->obj.soft, rx_stray_ack);
+		if (soft_head_sent(qp) && soft_ack_read_gap(qp, p, flags))
+			goto kick;
+		xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 		return;
 	}
 	if (done) {

@@ -312,6 +312,47 @@ static struct soft_wire_res *soft_resp_res_new(struct soft_resp_ctx *c)
 	return res;
 }
 
+/* r->read: @res's response from @psn on (a duplicate asks from inside it). */
+static void soft_resp_read_set(struct soft_wire_resp *r, const struct soft_wire_res *res,
+			       xqp_u32 psn, xqp_u32 mtu)
+{
+	xqp_u32 k = (psn - res->psn) & SOFT_PSN_MASK;
+
+	r->read = *res;
+	r->read.psn = psn;
+	r->read.npsn = res->npsn - k;
+	r->read.va = res->va + (xqp_u64)k * mtu;
+	r->read.len = res->len > k * mtu ? res->len - k * mtu : 0;
+	r->read_next = 0;
+}
+
+/*
+ * @res's response from @psn: sent now (o->read), or, while another goes
+ * out, after the ones waiting; none past @max waiting (dropped: asked
+ * again).
+ */
+static void soft_resp_read_start(struct soft_resp_ctx *c, struct soft_resp_out *o,
+				 const struct soft_wire_res *res, xqp_u32 psn)
+{
+	struct soft_wire_resp *r = c->qp->wresp;
+	struct soft_wire_rd_wait *q;
+
+	if (!r->busy) {
+		soft_resp_read_set(r, res, psn, c->mtu);
+		r->busy = 1;
+		o->read = 1;
+		return;
+	}
+	if (r->read_qn >= soft_min(c->max_dest_rd, SOFT_WIRE_MAX_RES)) {
+		SOFT_WIRE_COUNT(c->qp->obj.soft, rx_busy);
+		return;
+	}
+	q = &r->read_q[(r->read_qh + r->read_qn) % SOFT_WIRE_MAX_RES];
+	q->psn = psn;
+	q->slot = (xqp_u8)(res - r->res);
+	r->read_qn++;
+}
+
 static enum soft_resp_outcome soft_resp_read(struct soft_resp_ctx *c, struct soft_resp_out *o)
 {
 	struct soft_wire_resp *r = c->qp->wresp;
@@ -338,16 +379,7 @@ static enum soft_resp_outcome soft_resp_read(struct soft_resp_ctx *c, struct sof
 	res->pd = c->pd;
 	res->msn = ++r->msn;
 	r->epsn = (r->epsn + res->npsn - 1) & SOFT_PSN_MASK;	/* the caller adds one */
-	if (r->busy) {	/* its turn comes after the READs before it */
-		r->read_q[(r->read_qh + r->read_qn) % SOFT_WIRE_MAX_RES] =
-			(xqp_u8)(res - r->res);
-		r->read_qn++;
-		return SOFT_RESP_OK;
-	}
-	r->read = *res;
-	r->read_next = 0;
-	r->busy = 1;
-	o->read = 1;
+	soft_resp_read_start(c, o, res, res->psn);
 	return SOFT_RESP_OK;
 }
 
@@ -438,17 +470,8 @@ static void soft_resp_duplicate(struct soft_resp_ctx *c, struct soft_resp_out *o
 			o->orig = res->orig;
 		} else if (res->kind == SOFT_OPF_READ && (p->mask & SOFT_OPF_READ)) {
 			/* again from the PSN asked: a response of its own */
-			if (!soft_resp_route(c))
-				return;
-			r->read = *res;
-			r->read.psn = p->psn;
-			r->read.npsn = res->npsn - k;
-			r->read.va = res->va + (xqp_u64)k * c->mtu;
-			r->read.len = res->len - k * c->mtu;
-			r->read.pd = c->pd;
-			r->read_next = 0;
-			r->busy = 1;
-			o->read = 1;
+			if (soft_resp_route(c))
+				soft_resp_read_start(c, o, res, p->psn);
 		}
 		return;
 	}
@@ -456,15 +479,19 @@ static void soft_resp_duplicate(struct soft_resp_ctx *c, struct soft_resp_out *o
 
 /*
  * While a READ response goes out, a READ request in sequence is taken and
- * waits in the resources (as many as max_dest_rd_atomic allows); anything
- * else waits for the requester to send it again.
+ * waits in the resources (as many as max_dest_rd_atomic allows), and a
+ * READ asked again (a duplicate) waits its turn; anything else waits for
+ * the requester to send it again.
  */
 static int soft_resp_queue_read(const struct soft_resp_ctx *c, xqp_u32 diff)
 {
 	const struct soft_wire_resp *r = c->qp->wresp;
 
-	return !diff && c->qp->type != XQP_QPT_UC && (c->rx->pkt.mask & SOFT_OPF_READ) &&
-	       !r->msg && r->read_qn < soft_min(c->max_dest_rd, SOFT_WIRE_MAX_RES);
+	if (c->qp->type == XQP_QPT_UC || !(c->rx->pkt.mask & SOFT_OPF_READ))
+		return 0;
+	if (diff & 0x800000)
+		return 1;
+	return !diff && !r->msg && r->read_qn < soft_min(c->max_dest_rd, SOFT_WIRE_MAX_RES);
 }
 
 /* The packet, under r->lock: what to send back goes to @o. */
@@ -592,14 +619,21 @@ static int soft_resp_read_next(struct soft_qp *qp)
 	struct soft_wire_resp *r = qp->wresp;
 	struct soft_resp_out o = { .ack = SOFT_OP_ACKNOWLEDGE,
 				   .syndrome = SOFT_AETH_NAK | SOFT_NAK_PSN_SEQ_ERR };
+	xqp_u32 mtu = soft_wire_mtu(qp);
 	unsigned long flags;
 
 	flags = xqp_spin_lock_irqsave(&r->lock);
-	if (r->read_qn) {
-		r->read = r->res[r->read_q[r->read_qh]];
+	while (r->read_qn) {
+		struct soft_wire_rd_wait q = r->read_q[r->read_qh];
+		const struct soft_wire_res *res = &r->res[q.slot];
+
 		r->read_qh = (r->read_qh + 1) % SOFT_WIRE_MAX_RES;
 		r->read_qn--;
-		r->read_next = 0;
+		/* (a duplicate's resource may have gone to a newer READ since) */
+		if (res->kind != SOFT_OPF_READ ||
+		    ((q.psn - res->psn) & SOFT_PSN_MASK) >= res->npsn)
+			continue;
+		soft_resp_read_set(r, res, q.psn, mtu);
 		xqp_spin_unlock_irqrestore(&r->lock, flags);
 		return 1;
 	}

@@ -575,6 +575,7 @@ void soft_wire_timer(struct xqp_work *work)
 			return;
 		} else {
 			SOFT_WIRE_COUNT(qp->obj.soft, retransmits);
+			rq->read_reasked = 0;
 			soft_wire_rewind(qp, rq->una);
 		}
 		rq->timer_on = 1;
@@ -708,6 +709,7 @@ void soft_wire_reset(struct soft_qp *qp)
 	qp->wreq.tx_off = 0;
 	qp->wreq.rd_out = 0;
 	qp->wreq.rnr_wait = 0;
+	qp->wreq.read_reasked = 0;
 	qp->wreq.since_ackreq = 0;
 	qp->wreq.retry_left = -1;
 	qp->wreq.rnr_left = -1;

@@ -1,0 +1,253 @@
+#!/bin/sh
+# One guest of scripts/wire-guests: its NIC (eth0, a QEMU network shared
+# with the other guest only) carries an rxe or an xqp link; both guests run
+# this same list of cases in the same order, each case's server on one guest
+# and its client on the other. The guests keep in step by messages on TCP
+# port 7000 (busybox nc): the server's side starts the server, waits until
+# it listens and sends "go N"; the client's side, told, runs the client and
+# sends back "done N STATUS". The server's side judges the case and writes
+# its line; the host merges both guests' lines.
+# Settings in /xqp/wg/env (see scripts/wire-guests), CASE_ONLY in
+# /xqp/wg/only.
+. /xqp/wg/env
+ONLY=$(cat /xqp/wg/only)
+export PATH=/usr/bin:/bin:/usr/sbin:/sbin
+out=/tmp/wg.out
+: >$out
+pass() { echo "PASS $*" >>$out; }
+fail() { echo "FAIL $1: $2" >>$out; }
+# the programs' words that the host's console judge would take for the
+# kernel's (perftest prints "WARNING: BW peak ...")
+defang() {
+	sed -e 's/WARNING:/Warning:/g' -e 's/BUG:/Bug:/g' -e 's/KASAN:/Kasan:/g' -e 's/UBSAN:/Ubsan:/g' \
+		-e 's/Call Trace:/Call trace:/g' -e 's/Oops/oops/g' -e 's/Kernel panic/kernel panic/g'
+}
+tails() { # FILE...: the last lines of each, indented
+	for f in "$@"; do
+		[ -s "$f" ] && tail -n 6 "$f" | defang | sed "s#^#    $ME ${f##*/}| #" >>$out
+	done
+}
+finish() {
+	echo "WG-RESULTS-BEGIN"; cat $out; echo "WG-RESULTS-END"
+	exit 0	# failures are in the results; the console is judged on the host
+}
+wait_for() { # SECONDS COMMAND...: until COMMAND succeeds
+	t=$(( $1 * 5 )); shift
+	while [ $t -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; t=$((t - 1)); done
+	return 1
+}
+running() { [ -e /proc/$1 ] && [ "$(cut -d' ' -f3 /proc/$1/stat 2>/dev/null)" != Z ]; }
+sys=/sys/class/infiniband
+dbg=/sys/kernel/debug/xqp_soft
+
+# ---- the guests' messages: a mailbox filled by a listener that re-arms ----
+box=/tmp/mailbox
+: >$box
+( while :; do busybox nc -l -p 7000 </dev/null >>$box 2>/dev/null; done ) &
+send() { # MESSAGE: to the other guest, retried until its listener takes it
+	i=0
+	until echo "$*" | busybox nc $PEER_IP 7000 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 1500 ] || return 1; sleep 0.2
+	done
+}
+receive() { # PREFIX SECONDS: the first line of the box starting with PREFIX
+	i=$(( $2 * 5 ))
+	while [ $i -gt 0 ]; do
+		line=$(grep -m1 "^$1\( \|\$\)" $box) && { echo "$line"; return 0; }
+		sleep 0.2; i=$((i - 1))
+	done
+	return 1
+}
+
+# ---- the link on the NIC ----
+$IP link set lo up
+$IP link set eth0 up && $IP addr add $MY_IP/24 dev eth0 || { fail setup "eth0 up at $MY_IP"; finish; }
+case $KIND in
+rxe) DEV=rxe0; $RDMA link add rxe0 type rxe netdev eth0 >/tmp/link.log 2>&1 ;;
+xqp) DEV=xqp0; $RDMA link add xqp0 type xqp netdev eth0 >/tmp/link.log 2>&1 ;;
+esac || { fail "$ME setup" "rdma link add $DEV type $KIND netdev eth0"; tails /tmp/link.log; finish; }
+gid_index() { # DEV IP: the index of DEV's RoCE v2 GID ::ffff:IP
+	hex=$(echo $2 | awk -F. '{ printf "%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	for g in $sys/$1/ports/1/gids/*; do
+		[ "$(cat $g)" = "0000:0000:0000:0000:0000:ffff:$hex" ] || continue
+		[ "$(cat $sys/$1/ports/1/gid_attrs/types/${g##*/})" = "RoCE v2" ] || continue
+		echo ${g##*/}; return 0
+	done
+	return 1
+}
+wait_for 20 gid_index $DEV $MY_IP || { fail "$ME setup" "no RoCE v2 GID ::ffff:$MY_IP on $DEV"; finish; }
+GIDX=$(gid_index $DEV $MY_IP)
+wait_for 60 ping -c 1 -W 1 $PEER_IP || { fail "$ME setup" "no ping to $PEER_IP"; finish; }
+pass "$ME setup ($DEV on eth0 at $MY_IP, GID index $GIDX, $(cat $sys/$DEV/ports/1/state))"
+
+# ---- servers ready ----
+tcp_listening() { # PORT
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$(printf '%04X' $1)" \
+		'$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+cm_listening() { $RDMA res show cm_id 2>/dev/null | grep "state LISTEN" | grep -qE ":$1( |\$)"; }
+await() { # KIND PID PORT: until the server listens (tcp or cm), at most 20 s
+	i=0
+	while [ $i -lt 100 ] && running $2; do
+		case $1 in tcp) tcp_listening $3 && return 0;; cm) cm_listening $3 && return 0;; esac
+		sleep 0.2; i=$((i + 1))
+	done
+	return 1
+}
+reap() { # PID SECONDS: its status, after killing it if it runs longer
+	i=$(( $2 * 5 ))
+	while running $1 && [ $i -gt 0 ]; do sleep 0.2; i=$((i - 1)); done
+	running $1 && kill -9 $1 2>/dev/null
+	wait $1
+}
+
+# ---- the cases ----
+# what each side holds when a client is stuck
+qps_dump() { # WHY
+	echo "    $ME at $1:" >>$out
+	if [ $KIND = xqp ]; then sed "s/^/    $ME qps| /" $dbg/$DEV/qps >>$out
+	else $RDMA res show qp 2>&1 | sed "s/^/    $ME qps| /" >>$out; fi
+}
+n=0 CLIENTS=1
+# run SERVER_SIDE NAME SERVER_CMD -- CLIENT_CMD: the server's command on
+# guest SERVER_SIDE (a or b), the client's on the other, CLIENTS of them at
+# once; @GIDX@, @PEER@, @SELF@ and @PORT@ are filled in on each side. A
+# client still running after T seconds is stuck: both sides show their
+# QPs, then it is killed.
+run() {
+	side=$1 name=$2; shift 2
+	n=$((n + 1)); port=$((18600 + n))
+	scmd= ccmd= in=s
+	for w in "$@"; do
+		[ "$w" = -- ] && { in=c; continue; }
+		w=$(printf '%s\n' "$w" | sed -e "s/@GIDX@/$GIDX/g" -e "s/@PEER@/$PEER_IP/g" \
+			-e "s/@SELF@/$MY_IP/g" -e "s/@PORT@/$port/g")
+		if [ $in = s ]; then scmd="$scmd $w"; else ccmd="$ccmd $w"; fi
+	done
+	if [ -n "$ONLY" ] && ! echo "$name" | grep -qE "$ONLY"; then return 0; fi
+	listen=tcp
+	case $scmd in *rping*) listen=cm;; esac
+	if [ $side = $ME ]; then
+		timeout $((T + 30)) stdbuf -oL $scmd >/tmp/s.$n 2>&1 &
+		sp=$!
+		if await $listen $sp $port; then send "go $n"; else send "go $n nostart"; fi
+		i=$(( (T + 60) * 5 )) reply=
+		while [ $i -gt 0 ]; do
+			reply=$(grep -m1 "^done $n " $box) && break
+			if grep -q "^dump $n\$" $box && ! [ -e /tmp/dumped.$n ]; then
+				: >/tmp/dumped.$n; qps_dump "the server of $name, its client stuck"; send "dumped $n"
+			fi
+			sleep 0.2; i=$((i - 1))
+		done
+		[ -n "$reply" ] || reply="done $n none"
+		st=0; reap $sp 20 || st=$?
+		cst=${reply#done $n }
+		if [ "$st" = 0 ] && [ "$cst" = 0 ]; then
+			pass "$name ($(figure /tmp/s.$n))"
+		else
+			fail "$name" "server ($ME) status $st, client status $cst"
+			tails /tmp/s.$n
+			echo "    client's output: see the other guest's lines" >>$out
+		fi
+		return 0
+	fi
+	msg=$(receive "go $n" $((T + 60))) || msg=
+	if [ "$msg" != "go $n" ]; then send "done $n nostart"; return 0; fi
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	c=0 pids=
+	while [ $c -lt $CLIENTS ]; do
+		stdbuf -oL $ccmd >/tmp/c.$n.$c 2>&1 &
+		pids="$pids $!"; c=$((c + 1))
+	done
+	i=$((T * 5)) alive=1
+	while [ $i -gt 0 ] && [ $alive = 1 ]; do
+		alive=0
+		for p in $pids; do running $p && alive=1; done
+		[ $alive = 1 ] && { sleep 0.2; i=$((i - 1)); }
+	done
+	if [ $alive = 1 ]; then
+		qps_dump "a stuck client of $name"
+		send "dump $n" && receive "dumped $n" 15 >/dev/null
+		for p in $pids; do kill -9 $p 2>/dev/null; done
+	fi
+	cst=0
+	for p in $pids; do wait $p; s=$?; [ $s = 0 ] || cst=$s; done
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	[ $cst = 0 ] || { echo "    $ME client of $name: status $cst" >>$out; tails /tmp/c.$n.*; }
+	echo "FIGURE $name|$(figure /tmp/c.$n.0)|$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')" >>$out
+	send "done $n $cst"
+}
+# figure FILE: the program's own headline figure, if it printed one (a
+# pingpong's usec/iter line; perftest's row: 5 numbers for bandwidth, 9
+# for latency)
+figure() {
+	awk '/usec\/iter/ { f = $0; next }
+	     $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 9 { f = "typical " $5 " us, 99.9% " $9 " us"; next }
+	     $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 && $4 ~ /^[0-9.]+$/ { f = $4 " MB/s, " $5 " Mpps" }
+	     END { print f }' "$1"
+}
+
+# pp SERVER_SIDE NAME PROGRAM ARGS...: a Debian pingpong (ibverbs-utils)
+pp() {
+	side=$1 name=$2 prog=$3; shift 3
+	run $side "$name" $prog -d $DEV -g @GIDX@ -p @PORT@ "$@" -- $prog -d $DEV -g @GIDX@ -p @PORT@ "$@" @PEER@
+}
+# pt SERVER_SIDE NAME PROGRAM ARGS...: perftest (its own TCP exchange)
+pt() {
+	side=$1 name=$2 prog=$3; shift 3
+	run $side "$name" $prog -d $DEV -x @GIDX@ -p @PORT@ -F "$@" -- $prog -d $DEV -x @GIDX@ -p @PORT@ -F "$@" @PEER@
+}
+# px SERVER_SIDE NAME CLIENTS ARGS...: ibv_xsrq_pingpong, its server
+# serving CLIENTS client processes at once (sharing one XRC domain, its
+# file, on their guest)
+px() {
+	side=$1 name=$2 CLIENTS=$3; shift 3
+	run $side "$name" ibv_xsrq_pingpong -d $DEV -g @GIDX@ -p @PORT@ -c $CLIENTS "$@" -- \
+		ibv_xsrq_pingpong -d $DEV -g @GIDX@ -p @PORT@ "$@" @PEER@
+	CLIENTS=1
+}
+# rp SERVER_SIDE NAME ARGS...: rping over rdma_cm, data verified (-V)
+rp() {
+	side=$1 name=$2; shift 2
+	run $side "$name" rping -s -a @SELF@ -V -p @PORT@ "$@" -- rping -c -a @PEER@ -V -p @PORT@ "$@"
+}
+
+# both NAME KIND ARGS...: the case with its server on each guest in turn,
+# named by who serves ("a>b" when a's is the server)
+both() {
+	both_name=$1 both_kind=$2; shift 2
+	$both_kind a "$KIND_A>$KIND_B $both_name" "$@"
+	$both_kind b "$KIND_B>$KIND_A $both_name" "$@"
+}
+
+# the lossy link: netem on eth0 (both guests, at the same point of the list)
+lossy() { # on|off
+	if [ $1 = on ]; then
+		$TC qdisc add dev eth0 root netem $NETEM >/tmp/tc.log 2>&1 &&
+			pass "$ME netem on ($NETEM)" || { fail "$ME netem" "tc qdisc add failed"; tails /tmp/tc.log; }
+	else
+		$TC -s qdisc show dev eth0 | sed "s/^/    $ME netem| /" >>$out
+		$TC qdisc del dev eth0 root >/dev/null 2>&1
+	fi
+}
+count() { [ $KIND = xqp ] && sed -n "s/^$1 //p" $dbg/$DEV/wire || echo 0; }
+retrans() { count retransmits; }
+dups() { count rx_duplicate; }
+moved() { # RETRANSMITS_BEFORE AFTER DUPLICATES_BEFORE AFTER: the transport worked for it
+	[ $KIND = xqp ] || return 0
+	if [ "$2" -gt "$1" ]; then
+		pass "$ME retransmitted under loss ($1 -> $2 retransmits, $3 -> $4 duplicates dropped)"
+	else
+		fail "$ME retransmitted under loss" "retransmits $1 -> $2"
+	fi
+}
+. /xqp/wg/cases
+for c in rx_bad_icrc rx_malformed rx_unsupported; do
+	[ $KIND = xqp ] || break
+	v=$(sed -n "s/^$c //p" $dbg/$DEV/wire)
+	[ "$v" = 0 ] || fail "$ME no_bad_packets" "$c $v"
+done
+[ $KIND = xqp ] && sed "s/^/    $ME wire| /" $dbg/$DEV/wire >>$out
+send "end" && receive end 120 >/dev/null
+$RDMA link delete $DEV >/tmp/del.log 2>&1 && pass "$ME link_delete" || { fail "$ME link_delete" "rdma link delete $DEV"; tails /tmp/del.log; }
+finish
