@@ -160,6 +160,12 @@ rdmacm-check:
 # runs the pingpong cases whose names match).
 wire-check:
 	$(Q)scripts/wire-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
+# RoCE v2 between two guests (Debian 6.12, a QEMU network): rxe <-> xqp both
+# ways, xqp <-> xqp with XRC, tshark on the capture, 64 MiB lossy transfers
+# under netem (WG_QUICK=1 make check's slice; WG_PAIRS, WG_ONLY, WG_NETEM,
+# WG_LOSS_MIB; docs/wire.md, docs/reliability.md).
+wire-guests:
+	$(Q)scripts/wire-guests $(BUILD)/ko/distro-6.12
 # kill -9 and removal under traffic, test kernel (KILL_ROUNDS, KILL_MS,
 # KILL_PROCS, KILL_SEED; docs/reliability.md).
 kill-rounds:
@@ -184,7 +190,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check wire-check kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
+.PHONY: res-check link-check rdmacm-check wire-check wire-guests kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
