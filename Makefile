@@ -161,7 +161,7 @@ rdmacm-check:
 wire-check:
 	$(Q)scripts/wire-check "$$(scripts/test-kernel)/bzImage" $(BUILD)/ko/test
 # RoCE v2 between two guests (Debian 6.12, a QEMU network): rxe <-> xqp both
-# ways, xqp <-> xqp with XRC, tshark on the capture, 64 MiB lossy transfers
+# ways, xqp <-> xqp with XRC, tshark on the capture, 16 MiB lossy transfers
 # under netem (WG_QUICK=1 make check's slice; WG_PAIRS, WG_ONLY, WG_NETEM,
 # WG_LOSS_MIB; docs/wire.md, docs/reliability.md).
 wire-guests:

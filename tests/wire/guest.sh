@@ -212,6 +212,59 @@ rp() {
 	run $side "$name" rping -s -a @SELF@ -V -p @PORT@ "$@" -- rping -c -a @PEER@ -V -p @PORT@ "$@"
 }
 
+# bad VICTIM NAME: a pingpong on VICTIM's device (its server) while the
+# other guest sends xqp-badpkt at that QP (its peer's address, PSNs far
+# from the QP's); VICTIM's counts must show each kind taken as it is
+# (BAD_N packets a kind: short and truncated ones malformed, a bad ICRC,
+# an unknown opcode, an unknown QP, out of sequence, duplicates) and the
+# pingpong must pass.
+BAD_N=20
+bad() {
+	side=$1 name=$2
+	n=$((n + 1)); port=$((18600 + n))
+	if [ -n "$ONLY" ] && ! echo "$name" | grep -qE "$ONLY"; then return 0; fi
+	# (out of sequence and duplicates: at least those sent; the sequence NAK
+	# makes the peer send again what the QP had)
+	kinds="rx_malformed:$((2 * BAD_N)) rx_bad_icrc:$BAD_N rx_unsupported:$BAD_N rx_unknown_qp:$BAD_N rx_out_of_seq:+$BAD_N rx_duplicate:+$BAD_N"
+	if [ $side = $ME ]; then
+		for k in $kinds; do c=${k%:*}; eval "was_$c=$(count $c)"; done
+		timeout $((T + 30)) stdbuf -oL ibv_rc_pingpong -d $DEV -g $GIDX -p $port -n 500 -s 64 >/tmp/s.$n 2>&1 &
+		sp=$!
+		if await tcp $sp $port; then send "go $n"; else send "go $n nostart"; fi
+		reply=$(receive "done $n" $((T + 60))) || reply="done $n none"
+		st=0; reap $sp 30 || st=$?
+		cst=${reply#done $n }
+		why= took=
+		[ "$st" = 0 ] && [ "$cst" = 0 ] || why="the pingpong: server status $st, client status $cst"
+		for k in $kinds; do
+			c=${k%:*} want=${k#*:}
+			eval "d=\$(( \$(count $c) - was_$c ))"
+			took="$took $c +$d"
+			case $want in
+			+*) [ "$d" -ge "${want#+}" ] || why="$why${why:+; }$c +$d, ${want#+} sent";;
+			*) [ "$d" = "$want" ] || why="$why${why:+; }$c +$d, $want sent";;
+			esac
+		done
+		# what later checks take as no bad packet
+		for c in rx_bad_icrc rx_malformed rx_unsupported; do eval "bad_$c=$(count $c)"; done
+		if [ -z "$why" ]; then pass "$name (${took# }; the pingpong passed)"
+		else fail "$name" "$why"; tails /tmp/s.$n; fi
+		return 0
+	fi
+	msg=$(receive "go $n" $((T + 60))) || msg=
+	if [ "$msg" != "go $n" ]; then send "done $n nostart"; return 0; fi
+	stdbuf -oL ibv_rc_pingpong -d $DEV -g $GIDX -p $port -n 500 -s 64 $PEER_IP >/tmp/c.$n 2>&1 &
+	cp=$!
+	wait_for 20 grep -q "remote address" /tmp/c.$n
+	qpn=$(sed -n 's/.*remote address:.*QPN \(0x[0-9a-f]*\).*/\1/p' /tmp/c.$n)
+	psn=$(sed -n 's/.*local address:.*PSN \(0x[0-9a-f]*\).*/\1/p' /tmp/c.$n)
+	xqp-badpkt $MY_IP $PEER_IP ${qpn:-0} ${psn:-0} $BAD_N >/tmp/b.$n 2>&1 ||
+		{ echo "    $ME xqp-badpkt failed" >>$out; tails /tmp/b.$n; }
+	reap $cp $T; cst=$?
+	[ $cst = 0 ] || { echo "    $ME client of $name: status $cst" >>$out; tails /tmp/c.$n; }
+	send "done $n $cst"
+}
+
 # both NAME KIND ARGS...: the case with its server on each guest in turn,
 # named by who serves ("a>b" when a's is the server)
 both() {
@@ -241,10 +294,12 @@ moved() { # RETRANSMITS_BEFORE AFTER DUPLICATES_BEFORE AFTER: the transport work
 		fail "$ME retransmitted under loss" "retransmits $1 -> $2"
 	fi
 }
+bad_rx_bad_icrc=0 bad_rx_malformed=0 bad_rx_unsupported=0
 . /xqp/wg/cases
+# no packet of the programs' was bad (the bad case's own are left out)
 for c in rx_bad_icrc rx_malformed rx_unsupported; do
 	[ $KIND = xqp ] || break
-	v=$(sed -n "s/^$c //p" $dbg/$DEV/wire)
+	eval "v=\$(( \$(count $c) - bad_$c ))"
 	[ "$v" = 0 ] || fail "$ME no_bad_packets" "$c $v"
 done
 [ $KIND = xqp ] && sed "s/^/    $ME wire| /" $dbg/$DEV/wire >>$out
