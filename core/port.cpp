@@ -106,6 +106,30 @@ extern "C" struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 
 }
 
 /**
+ * xqp_port_stats - a port's counters, as its driver keeps them.
+ * @dev: the device.
+ * @port: the port number, 1..phys_port_cnt.
+ * @names: the first @max counters' names (static strings), or NULL.
+ * @values: their values, or NULL.
+ * @max: room in @names and @values.
+ *
+ * Context: any.
+ * Return: how many counters the port has (0 for none), -EIO for a removed
+ * device, -EINVAL for a bad port.
+ */
+extern "C" int xqp_port_stats(struct xqp_device *dev, xqp_u32 port, const char **names,
+			      xqp_u64 *values, int max)
+{
+	int ret = port_usable(dev, port);
+
+	if (ret)
+		return ret;
+	if (!dev->ops->port_stats)
+		return 0;
+	return dev->ops->port_stats(dev->drv, port, names, values, max);
+}
+
+/**
  * xqp_modify_gid - set or clear one entry of a port's GID table.
  * @dev: the device.
  * @port: the port number, 1..phys_port_cnt.

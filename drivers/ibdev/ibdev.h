@@ -22,6 +22,7 @@ struct xqp_ibdev {
 	struct device *parent;		/* the char device, referenced */
 	struct xqp_link *link;		/* a linked device's link, else NULL */
 	struct xarray kqps;		/* kernel QPs by number (kverbs.c) */
+	struct rdma_stat_desc *stat_descs; /* a link's hw_counters (link.c) */
 	bool registered;		/* ib_register_device() succeeded */
 };
 

@@ -110,6 +110,43 @@ static_assert((int)IB_GID_TYPE_IB == (int)XQP_GID_TYPE_IB &&
 	      (int)IB_GID_TYPE_ROCE_UDP_ENCAP == (int)XQP_GID_TYPE_ROCE_V2);
 
 /*
+ * The port's counters (the wire's: packets, drops by cause, duplicates,
+ * retransmissions, NAKs) as ib_core's hw_counters, in sysfs
+ * (ports/1/hw_counters/) and `rdma statistic`, as rxe has its own.
+ */
+#define XQP_LINK_MAX_STATS 64
+
+static struct rdma_hw_stats *xqp_link_alloc_port_stats(struct ib_device *ibdev, u32 port)
+{
+	struct xqp_ibdev *d = to_ibdev(ibdev);
+	const char *names[XQP_LINK_MAX_STATS];
+	int i, n = xqp_port_stats(d->xdev, port, names, NULL, ARRAY_SIZE(names));
+
+	if (n <= 0)
+		return NULL;
+	n = min_t(int, n, ARRAY_SIZE(names));
+	if (!d->stat_descs) {	/* one port: made once, freed with the device */
+		d->stat_descs = kcalloc(n, sizeof(*d->stat_descs), GFP_KERNEL);
+		if (!d->stat_descs)
+			return NULL;
+		for (i = 0; i < n; i++)
+			d->stat_descs[i].name = names[i];
+	}
+	return rdma_alloc_hw_stats_struct(d->stat_descs, n, RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int xqp_link_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u32 port,
+				 int index)
+{
+	int n;
+
+	BUILD_BUG_ON(sizeof(xqp_u64) != sizeof(*stats->value));
+	n = xqp_port_stats(to_ibdev(ibdev)->xdev, port, NULL, (xqp_u64 *)stats->value,
+			   stats->num_counters);
+	return n < 0 ? n : min_t(int, n, stats->num_counters);
+}
+
+/*
  * ib_core is done with the ib_device (its unregistration, under its
  * locks): the rest of the link goes in a work. Not for a device whose
  * registration failed: newlink unwinds that one itself.
@@ -119,6 +156,8 @@ static void xqp_link_dealloc_driver(struct ib_device *ibdev)
 	struct xqp_ibdev *d = to_ibdev(ibdev);
 	struct xqp_link *link = d->link;
 
+	kfree(d->stat_descs);
+	d->stat_descs = NULL;
 	put_device(d->parent);
 	if (!d->registered)
 		return;
@@ -131,6 +170,8 @@ static void xqp_link_dealloc_driver(struct ib_device *ibdev)
 const struct ib_device_ops xqp_link_ops = {
 	.add_gid = xqp_link_add_gid,
 	.del_gid = xqp_link_del_gid,
+	.alloc_hw_port_stats = xqp_link_alloc_port_stats,
+	.get_hw_stats = xqp_link_get_hw_stats,
 	.dealloc_driver = xqp_link_dealloc_driver,
 };
 

@@ -129,6 +129,7 @@ static const struct xqp_device_ops soft_ops = {
 	.get_netdev	= soft_get_netdev,
 	.modify_gid	= soft_modify_gid,
 	.query_gid_entry = soft_query_gid_entry,
+	.port_stats	= xqp_soft_port_stats,
 	.alloc_pd	= soft_alloc_pd,
 	.dealloc_pd	= soft_dealloc_pd,
 	.create_cq	= soft_create_cq,

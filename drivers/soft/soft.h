@@ -138,6 +138,8 @@ struct xqp_soft_wire_counts {
 	xqp_u64 naks_sent, naks_taken;	/* other NAKs */
 };
 void xqp_soft_wire_counts(struct xqp_soft *soft, struct xqp_soft_wire_counts *out);
+/* The same counts with their names: the driver op port_stats (@drv: @soft). */
+int xqp_soft_port_stats(void *drv, xqp_u32 port, const char **names, xqp_u64 *values, int max);
 /* Whether @soft sends on the wire: its link's socket is open. */
 int xqp_soft_wire_ready(struct xqp_soft *soft);
 /* The wire's module part (net.c, kernel only): at load and unload. */

@@ -181,32 +181,13 @@ DEFINE_SHOW_ATTRIBUTE(soft_qps);
  */
 static int soft_wire_show(struct seq_file *m, void *unused)
 {
-	struct xqp_soft_wire_counts c;
+	const char *names[32];
+	xqp_u64 values[32];
+	int i, n = xqp_soft_port_stats(m->private, 1, names, values, ARRAY_SIZE(names));
 
-	xqp_soft_wire_counts(m->private, &c);
 	seq_printf(m, "ready %d\n", xqp_soft_wire_ready(m->private));
-#define SOFT_WIRE_LINE(f) seq_printf(m, #f " %llu\n", (unsigned long long)c.f)
-	SOFT_WIRE_LINE(tx_packets);
-	SOFT_WIRE_LINE(rx_packets);
-	SOFT_WIRE_LINE(tx_dropped);
-	SOFT_WIRE_LINE(rx_bad_icrc);
-	SOFT_WIRE_LINE(rx_malformed);
-	SOFT_WIRE_LINE(rx_unsupported);
-	SOFT_WIRE_LINE(rx_unknown_qp);
-	SOFT_WIRE_LINE(rx_bad_addr);
-	SOFT_WIRE_LINE(rx_bad_state);
-	SOFT_WIRE_LINE(rx_bad_qkey);
-	SOFT_WIRE_LINE(rx_cnp);
-	SOFT_WIRE_LINE(rx_duplicate);
-	SOFT_WIRE_LINE(rx_out_of_seq);
-	SOFT_WIRE_LINE(rx_stray_ack);
-	SOFT_WIRE_LINE(rx_busy);
-	SOFT_WIRE_LINE(retransmits);
-	SOFT_WIRE_LINE(rnr_naks_sent);
-	SOFT_WIRE_LINE(rnr_naks_taken);
-	SOFT_WIRE_LINE(naks_sent);
-	SOFT_WIRE_LINE(naks_taken);
-#undef SOFT_WIRE_LINE
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(names); i++)
+		seq_printf(m, "%s %llu\n", names[i], (unsigned long long)values[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(soft_wire);

@@ -118,6 +118,45 @@ void xqp_soft_wire_counts(struct xqp_soft *soft, struct xqp_soft_wire_counts *ou
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 }
 
+/* The counts' names, in struct xqp_soft_wire_counts' order. */
+static const char *const soft_wire_count_names[] = {
+	"tx_packets", "rx_packets", "tx_dropped", "rx_bad_icrc", "rx_malformed",
+	"rx_unsupported", "rx_unknown_qp", "rx_bad_addr", "rx_bad_state", "rx_bad_qkey",
+	"rx_cnp", "rx_duplicate", "rx_out_of_seq", "rx_stray_ack", "rx_busy", "retransmits",
+	"rnr_naks_sent", "rnr_naks_taken", "naks_sent", "naks_taken",
+};
+#define SOFT_WIRE_NCOUNTS (sizeof(struct xqp_soft_wire_counts) / sizeof(xqp_u64))
+typedef char soft_wire_names_match[sizeof(soft_wire_count_names) ==
+				   SOFT_WIRE_NCOUNTS * sizeof(const char *) ? 1 : -1];
+
+/**
+ * xqp_soft_port_stats - the port's counters (driver op port_stats): the wire's.
+ * @drv: the device.
+ * @port: 1.
+ * @names: the first @max names, or NULL.
+ * @values: their values, or NULL.
+ * @max: room in each.
+ *
+ * Context: any.
+ * Return: how many counters there are.
+ */
+int xqp_soft_port_stats(void *drv, xqp_u32 port, const char **names, xqp_u64 *values, int max)
+{
+	struct xqp_soft_wire_counts c;
+	const xqp_u64 *v = (const xqp_u64 *)&c;
+	int i;
+
+	(void)port;
+	xqp_soft_wire_counts((struct xqp_soft *)drv, &c);
+	for (i = 0; i < (int)SOFT_WIRE_NCOUNTS && i < max; i++) {
+		if (names)
+			names[i] = soft_wire_count_names[i];
+		if (values)
+			values[i] = v[i];
+	}
+	return (int)SOFT_WIRE_NCOUNTS;
+}
+
 int xqp_soft_wire_ready(struct xqp_soft *soft)
 {
 	return soft->link && soft->link->sock;

@@ -18,6 +18,7 @@ EXPORT_SYMBOL_GPL(xqp_query_gid);
 EXPORT_SYMBOL_GPL(xqp_query_pkey);
 EXPORT_SYMBOL_GPL(xqp_device_name);
 EXPORT_SYMBOL_GPL(xqp_device_netdev);
+EXPORT_SYMBOL_GPL(xqp_port_stats);
 EXPORT_SYMBOL_GPL(xqp_modify_gid);
 EXPORT_SYMBOL_GPL(xqp_device_event);
 EXPORT_SYMBOL_GPL(xqp_alloc_pd);

@@ -522,3 +522,38 @@ TEST_F(WireTransport, AReadResponseGapIsAskedAgainAtOnce)
 	struct xqp_soft_wire_counts ca = wire_counts(l_[0]);
 	EXPECT_GT(ca.retransmits, 0u);	/* the gaps were asked again */
 }
+
+/*
+ * The wire's counts are the port's counters (driver op port_stats: what
+ * ib_core shows as hw_counters and `rdma statistic`), by name, as debugfs
+ * has them.
+ */
+TEST_F(WireTransport, PortCountersAreTheWireCounts)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	ASSERT_EQ(post_recv(qb, 1, b_.sge(0, 8192)), 0);
+	xqp_sge s = a_.sge(0, 5000);
+	xqp_send_wr w = send_wr(&s);
+	ASSERT_EQ(post_send(qa, w), 0);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+	ASSERT_EQ(poll_n(b_.rcq, 1).size(), 1u);
+	xqp_host_wire_idle();
+
+	const char *names[64] = {};
+	xqp_u64 values[64] = {};
+	struct xqp_soft_wire_counts c = wire_counts(l_[0]);
+	const xqp_u64 *v = reinterpret_cast<const xqp_u64 *>(&c);
+	int n = xqp_port_stats(ldev(0), 1, names, values, 64);
+	ASSERT_EQ(n, static_cast<int>(sizeof(c) / sizeof(xqp_u64)));
+	EXPECT_STREQ(names[0], "tx_packets");
+	EXPECT_STREQ(names[n - 1], "naks_taken");
+	for (int i = 0; i < n; i++)
+		EXPECT_EQ(values[i], v[i]) << names[i];
+	EXPECT_GT(values[0], 0u);			/* packets went out */
+	EXPECT_EQ(xqp_port_stats(ldev(0), 1, nullptr, nullptr, 0), n);	/* how many */
+	EXPECT_EQ(xqp_port_stats(ldev(0), 2, names, values, 64), -XQP_EINVAL);
+	const char *few[3] = {};
+	EXPECT_EQ(xqp_port_stats(ldev(0), 1, few, nullptr, 3), n);	/* only 3 written */
+	EXPECT_STREQ(few[2], "tx_dropped");
+}

@@ -283,7 +283,8 @@ lossy() { # on|off
 		$TC qdisc del dev eth0 root >/dev/null 2>&1
 	fi
 }
-count() { [ $KIND = xqp ] && sed -n "s/^$1 //p" $dbg/$DEV/wire || echo 0; }
+# count NAME: one of xqp's wire counters, as ib_core shows it (hw_counters)
+count() { [ $KIND = xqp ] && cat $sys/$DEV/ports/1/hw_counters/$1 || echo 0; }
 retrans() { count retransmits; }
 dups() { count rx_duplicate; }
 moved() { # RETRANSMITS_BEFORE AFTER DUPLICATES_BEFORE AFTER: the transport worked for it
@@ -302,7 +303,24 @@ for c in rx_bad_icrc rx_malformed rx_unsupported; do
 	eval "v=\$(( \$(count $c) - bad_$c ))"
 	[ "$v" = 0 ] || fail "$ME no_bad_packets" "$c $v"
 done
-[ $KIND = xqp ] && sed "s/^/    $ME wire| /" $dbg/$DEV/wire >>$out
+# the counters three ways: sysfs (hw_counters), rdma statistic, debugfs
+if [ $KIND = xqp ]; then
+	sed "s/^/    $ME wire| /" $dbg/$DEV/wire >>$out
+	$RDMA statistic show link $DEV/1 >/tmp/stat 2>&1
+	why=
+	for f in $sys/$DEV/ports/1/hw_counters/*; do
+		c=${f##*/}
+		[ "$c" = lifespan ] && continue
+		r=$(tr ' ' '\n' </tmp/stat | grep -A1 -x "$c" | tail -n 1)
+		v=$(cat $f) d=$(sed -n "s/^$c //p" $dbg/$DEV/wire)
+		# (read in this order: a count still moving only grows)
+		[ "${r:-x}" -le "$v" ] 2>/dev/null && [ "$v" -le "${d:-x}" ] 2>/dev/null ||
+			why="$why $c: rdma ${r:-none} sysfs $v debugfs ${d:-none};"
+	done
+	n=$(ls $sys/$DEV/ports/1/hw_counters | grep -vc lifespan)
+	if [ -z "$why" ] && [ "$n" -ge 20 ]; then pass "$ME counters ($n in hw_counters and rdma statistic, as debugfs)"
+	else fail "$ME counters" "${why:-only $n hw_counters}"; tails /tmp/stat; fi
+fi
 send "end" && receive end 120 >/dev/null
 $RDMA link delete $DEV >/tmp/del.log 2>&1 && pass "$ME link_delete" || { fail "$ME link_delete" "rdma link delete $DEV"; tails /tmp/del.log; }
 finish

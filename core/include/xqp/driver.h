@@ -167,6 +167,15 @@ struct xqp_device_ops {
 	 */
 	int (*query_gid_entry)(void *drv, xqp_u32 port, int index,
 			       struct xqp_gid_entry *entry);
+	/*
+	 * Optional: @port's counters (ib_core's hw_counters: sysfs and `rdma
+	 * statistic`): the first @max of them, their names (static strings,
+	 * in an order that never changes) into @names and their values into
+	 * @values, either of which may be NULL. Return: how many the port
+	 * has. Any context.
+	 */
+	int (*port_stats)(void *drv, xqp_u32 port, const char **names, xqp_u64 *values,
+			  int max);
 };
 
 /**

@@ -367,6 +367,8 @@ int xqp_query_port(struct xqp_device *dev, xqp_u32 port, struct xqp_port_attr *a
 const char *xqp_device_name(const struct xqp_device *dev);
 struct net_device;
 struct net_device *xqp_device_netdev(struct xqp_device *dev, xqp_u32 port);
+int xqp_port_stats(struct xqp_device *dev, xqp_u32 port, const char **names, xqp_u64 *values,
+		   int max);
 int xqp_modify_gid(struct xqp_device *dev, xqp_u32 port, xqp_u32 index,
 		   const struct xqp_gid_entry *entry);
 int xqp_query_gid(struct xqp_device *dev, xqp_u32 port, int index, xqp_u8 gid[16]);
