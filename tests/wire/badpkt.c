@@ -121,6 +121,24 @@ static void packet(struct pkt *k, in_addr_t src, in_addr_t dst, uint8_t opcode, 
 	memcpy(k->b + k->len - 4, &c, 4);	/* the CRC's own byte order */
 }
 
+/* The cases: a packet after the headers, or (after 0) 8 bytes of no BTH. */
+static const struct bad_case {
+	const char *name;
+	uint8_t opcode;
+	size_t after;		/* bytes after the BTH, ICRC included */
+	int other_qp;		/* to QP 0xfffff0 instead of QPN */
+	int32_t psn_off;	/* from PSN */
+	int good_icrc;
+} cases[] = {
+	{ "short", 0, 0, 0, 0, 0 },
+	{ "truncated", 0x06, 4 + 4, 0, 0, 1 },	/* RDMA WRITE FIRST: RETH cut to 4 */
+	{ "bad_icrc", 0x04, 16 + 4, 0, 0, 0 },
+	{ "opcode", 0x1f, 16 + 4, 0, 0, 1 },
+	{ "no_qp", 0x04, 16 + 4, 1, 0, 1 },
+	{ "psn_ahead", 0x04, 16 + 4, 0, 1 << 22, 1 },
+	{ "psn_behind", 0x04, 16 + 4, 0, -(1 << 22), 1 },
+};
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET };
@@ -145,41 +163,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	to.sin_addr.s_addr = dst;
-	for (int c = 0; c < 7; c++) {
-		const char *name = "";
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct bad_case *b = &cases[c];
 
 		for (i = 0; i < count; i++) {
-			switch (c) {
-			case 0:
-				name = "short";
+			if (!b->after) {
 				headers(&k, src, dst, 8);
 				memset(k.b + IP_BYTES + UDP_BYTES, 0x04, 8);
-				break;
-			case 1:
-				/* RC RDMA WRITE FIRST: its RETH (16) cut to 4 */
-				name = "truncated";
-				packet(&k, src, dst, 0x06, qpn, psn, 4 + 4, 1);
-				break;
-			case 2:
-				name = "bad_icrc";
-				packet(&k, src, dst, 0x04, qpn, psn, 16 + 4, 0);
-				break;
-			case 3:
-				name = "opcode";
-				packet(&k, src, dst, 0x1f, qpn, psn, 16 + 4, 1);
-				break;
-			case 4:
-				name = "no_qp";
-				packet(&k, src, dst, 0x04, 0xfffff0, psn, 16 + 4, 1);
-				break;
-			case 5:
-				name = "psn_ahead";
-				packet(&k, src, dst, 0x04, qpn, psn + (1U << 22), 16 + 4, 1);
-				break;
-			default:
-				name = "psn_behind";
-				packet(&k, src, dst, 0x04, qpn, psn - (1U << 22), 16 + 4, 1);
-				break;
+			} else {
+				packet(&k, src, dst, b->opcode, b->other_qp ? 0xfffff0 : qpn,
+				       psn + (uint32_t)b->psn_off, b->after, b->good_icrc);
 			}
 			if (sendto(fd, k.b, k.len, 0, (struct sockaddr *)&to, sizeof(to)) !=
 			    (ssize_t)k.len) {
@@ -188,7 +181,7 @@ int main(int argc, char **argv)
 			}
 			nanosleep(&gap, NULL);
 		}
-		printf("%s sent %d\n", name, count);
+		printf("%s sent %d\n", b->name, count);
 	}
 	close(fd);
 	return 0;

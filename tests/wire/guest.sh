@@ -289,6 +289,7 @@ retrans() { count retransmits; }
 dups() { count rx_duplicate; }
 moved() { # RETRANSMITS_BEFORE AFTER DUPLICATES_BEFORE AFTER: the transport worked for it
 	[ $KIND = xqp ] || return 0
+	if [ -n "$ONLY" ] && ! echo "lossy" | grep -qE "$ONLY"; then return 0; fi	# none ran
 	if [ "$2" -gt "$1" ]; then
 		pass "$ME retransmitted under loss ($1 -> $2 retransmits, $3 -> $4 duplicates dropped)"
 	else
