@@ -166,6 +166,10 @@ wire-check:
 # WG_LOSS_MIB; docs/wire.md, docs/reliability.md).
 wire-guests:
 	$(Q)scripts/wire-guests $(BUILD)/ko/distro-6.12
+# perftest between the same two guests: xqp <-> xqp beside rxe <-> rxe
+# (build/bench/wire.md; docs/benchmarks.md).
+bench-wire:
+	$(Q)WG_BENCH=1 scripts/wire-guests $(BUILD)/ko/distro-6.12
 # kill -9 and removal under traffic, test kernel (KILL_ROUNDS, KILL_MS,
 # KILL_PROCS, KILL_SEED; docs/reliability.md).
 kill-rounds:
@@ -190,7 +194,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check wire-check wire-guests kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
+.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
