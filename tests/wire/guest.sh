@@ -61,15 +61,21 @@ receive() { # PREFIX SECONDS: the first line of the box starting with PREFIX
 
 # ---- the link on the NIC ----
 $IP link set lo up
-$IP link set eth0 up && $IP addr add $MY_IP/24 dev eth0 || { fail setup "eth0 up at $MY_IP"; finish; }
+# IPv4 10.88.0.N and IPv6 fd88::N (no duplicate detection: the GID is there at once)
+MY_IP6=fd88::${MY_IP##*.} PEER_IP6=fd88::${PEER_IP##*.}
+$IP link set eth0 up && $IP addr add $MY_IP/24 dev eth0 && $IP -6 addr add $MY_IP6/64 dev eth0 nodad ||
+	{ fail setup "eth0 up at $MY_IP and $MY_IP6"; finish; }
 case $KIND in
 rxe) DEV=rxe0; $RDMA link add rxe0 type rxe netdev eth0 >/tmp/link.log 2>&1 ;;
 xqp) DEV=xqp0; $RDMA link add xqp0 type xqp netdev eth0 >/tmp/link.log 2>&1 ;;
 esac || { fail "$ME setup" "rdma link add $DEV type $KIND netdev eth0"; tails /tmp/link.log; finish; }
-gid_index() { # DEV IP: the index of DEV's RoCE v2 GID ::ffff:IP
-	hex=$(echo $2 | awk -F. '{ printf "%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+gid_index() { # DEV IP: the index of DEV's RoCE v2 GID ::ffff:IP, or of fd88::N
+	case $2 in
+	fd88::*) gid=$(printf 'fd88:0000:0000:0000:0000:0000:0000:%04x' ${2#fd88::});;
+	*) gid=0000:0000:0000:0000:0000:ffff:$(echo $2 | awk -F. '{ printf "%02x%02x:%02x%02x", $1, $2, $3, $4 }');;
+	esac
 	for g in $sys/$1/ports/1/gids/*; do
-		[ "$(cat $g)" = "0000:0000:0000:0000:0000:ffff:$hex" ] || continue
+		[ "$(cat $g)" = "$gid" ] || continue
 		[ "$(cat $sys/$1/ports/1/gid_attrs/types/${g##*/})" = "RoCE v2" ] || continue
 		echo ${g##*/}; return 0
 	done
@@ -77,8 +83,11 @@ gid_index() { # DEV IP: the index of DEV's RoCE v2 GID ::ffff:IP
 }
 wait_for 20 gid_index $DEV $MY_IP || { fail "$ME setup" "no RoCE v2 GID ::ffff:$MY_IP on $DEV"; finish; }
 GIDX=$(gid_index $DEV $MY_IP)
+wait_for 20 gid_index $DEV $MY_IP6 || { fail "$ME setup" "no RoCE v2 GID $MY_IP6 on $DEV"; finish; }
+GIDX6=$(gid_index $DEV $MY_IP6)
 wait_for 60 ping -c 1 -W 1 $PEER_IP || { fail "$ME setup" "no ping to $PEER_IP"; finish; }
-pass "$ME setup ($DEV on eth0 at $MY_IP, GID index $GIDX, $(cat $sys/$DEV/ports/1/state))"
+wait_for 20 ping -6 -c 1 -W 1 $PEER_IP6 || { fail "$ME setup" "no ping to $PEER_IP6"; finish; }
+pass "$ME setup ($DEV on eth0 at $MY_IP and $MY_IP6, GID indexes $GIDX and $GIDX6, $(cat $sys/$DEV/ports/1/state))"
 
 # ---- servers ready ----
 tcp_listening() { # PORT
@@ -111,7 +120,8 @@ qps_dump() { # WHY
 n=0 CLIENTS=1
 # run SERVER_SIDE NAME SERVER_CMD -- CLIENT_CMD: the server's command on
 # guest SERVER_SIDE (a or b), the client's on the other, CLIENTS of them at
-# once; @GIDX@, @PEER@, @SELF@ and @PORT@ are filled in on each side. A
+# once; @GIDX@, @PEER@, @SELF@ (IPv4), @GIDX6@, @PEER6@, @SELF6@ (IPv6) and
+# @PORT@ are filled in on each side. A
 # client still running after T seconds is stuck: both sides show their
 # QPs, then it is killed.
 run() {
@@ -121,7 +131,8 @@ run() {
 	for w in "$@"; do
 		[ "$w" = -- ] && { in=c; continue; }
 		w=$(printf '%s\n' "$w" | sed -e "s/@GIDX@/$GIDX/g" -e "s/@PEER@/$PEER_IP/g" \
-			-e "s/@SELF@/$MY_IP/g" -e "s/@PORT@/$port/g")
+			-e "s/@SELF@/$MY_IP/g" -e "s/@GIDX6@/$GIDX6/g" -e "s/@PEER6@/$PEER_IP6/g" \
+			-e "s/@SELF6@/$MY_IP6/g" -e "s/@PORT@/$port/g")
 		if [ $in = s ]; then scmd="$scmd $w"; else ccmd="$ccmd $w"; fi
 	done
 	if [ -n "$ONLY" ] && ! echo "$name" | grep -qE "$ONLY"; then return 0; fi
@@ -192,6 +203,11 @@ pp() {
 	side=$1 name=$2 prog=$3; shift 3
 	run $side "$name" $prog -d $DEV -g @GIDX@ -p @PORT@ "$@" -- $prog -d $DEV -g @GIDX@ -p @PORT@ "$@" @PEER@
 }
+# pp6: the same on the IPv6 GIDs (the TCP exchange stays on IPv4)
+pp6() {
+	side=$1 name=$2 prog=$3; shift 3
+	run $side "$name" $prog -d $DEV -g @GIDX6@ -p @PORT@ "$@" -- $prog -d $DEV -g @GIDX6@ -p @PORT@ "$@" @PEER@
+}
 # pt SERVER_SIDE NAME PROGRAM ARGS...: perftest (its own TCP exchange)
 pt() {
 	side=$1 name=$2 prog=$3; shift 3
@@ -210,6 +226,11 @@ px() {
 rp() {
 	side=$1 name=$2; shift 2
 	run $side "$name" rping -s -a @SELF@ -V -p @PORT@ "$@" -- rping -c -a @PEER@ -V -p @PORT@ "$@"
+}
+# rp6: rping by IPv6 address
+rp6() {
+	side=$1 name=$2; shift 2
+	run $side "$name" rping -s -a @SELF6@ -V -p @PORT@ "$@" -- rping -c -a @PEER6@ -V -p @PORT@ "$@"
 }
 
 # bad VICTIM NAME: a pingpong on VICTIM's device (its server) while the
