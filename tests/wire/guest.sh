@@ -222,6 +222,17 @@ px() {
 		ibv_xsrq_pingpong -d $DEV -g @GIDX@ -p @PORT@ "$@" @PEER@
 	CLIENTS=1
 }
+# pq SERVER_SIDE NAME CLIENTS ARGS...: xqp's own XRC pingpong (libxqpverbs,
+# /dev/xqp), which checks every byte of every message, between the guests
+# by GID; CLIENTS client processes at once
+pq() {
+	side=$1 name=$2 CLIENTS=$3; shift 3
+	xd=$(ls /dev/xqp/uverbs* | head -n 1)
+	run $side "$name" xqp-xsrq-pingpong -d $xd -f /tmp/xrcd.@PORT@ -c $CLIENTS -R ::ffff:@PEER@ \
+		-x @GIDX@ -m 1024 -p @PORT@ -t 60 "$@" -- \
+		xqp-xsrq-pingpong -d $xd -R ::ffff:@PEER@ -x @GIDX@ -m 1024 -p @PORT@ -t 60 "$@" @PEER@
+	CLIENTS=1
+}
 # rp SERVER_SIDE NAME ARGS...: rping over rdma_cm, data verified (-V)
 rp() {
 	side=$1 name=$2; shift 2

@@ -26,6 +26,12 @@
  * (16), -e (wait for completion events instead of busy polling), -t SECONDS
  * (10: the limit for connecting and for any completion; a dead peer ends
  * the run with an error instead of a hang).
+ *
+ * Between machines (linked devices, RoCE v2): -R GID, the other machine's
+ * device's GID (an IPv6 address, ::ffff:a.b.c.d for IPv4), -x INDEX this
+ * device's GID index to send from, -m MTU the path MTU (256..4096, 1024 on
+ * a 1500-byte Ethernet). Every QP then addresses the peer by GID, and the
+ * server listens on every address, the client connecting to any.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -51,8 +57,10 @@ static struct {
 	const char *dev, *file, *host;
 	int port, size, iters, rx_depth, events, timeout_s, clients;
 	uint32_t open_qpn;
+	int global, sgid_index, mtu;	/* -R, -x, -m */
+	uint8_t rgid[16];
 } opt = { .dev = "/dev/xqp/uverbs0", .port = 18515, .size = 4096, .iters = 1000,
-	  .rx_depth = 16, .timeout_s = 10, .clients = 1 };
+	  .rx_depth = 16, .timeout_s = 10, .clients = 1, .mtu = XQPV_MTU_4096 };
 
 static const char *prog = "xqp-xsrq-pingpong";
 
@@ -199,11 +207,17 @@ static void to_rtr(struct xqpv_qp *qp, uint16_t dlid, uint32_t dqpn, uint32_t ps
 		die("QP %#x to INIT: %s", qp->qp_num, strerror(err));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = XQPV_QPS_RTR;
-	a.path_mtu = XQPV_MTU_4096;
+	a.path_mtu = opt.mtu;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = psn;
 	a.ah_attr.dlid = dlid;
 	a.ah_attr.port_num = 1;
+	if (opt.global) {	/* the peer by GID: RoCE v2 between machines */
+		a.ah_attr.is_global = 1;
+		memcpy(a.ah_attr.grh.dgid, opt.rgid, 16);
+		a.ah_attr.grh.sgid_index = (uint8_t)opt.sgid_index;
+		a.ah_attr.grh.hop_limit = 64;
+	}
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
 	if (qp->qp_type == XQPV_QPT_XRC_RECV)
@@ -363,8 +377,8 @@ static int tcp_connect(void)
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
 	if (inet_pton(AF_INET, opt.host, &sa.sin_addr) != 1 ||
-	    ntohl(sa.sin_addr.s_addr) >> 24 != 127)
-		die("%s: only loopback (127.x.x.x) addresses are supported", opt.host);
+	    (!opt.global && ntohl(sa.sin_addr.s_addr) >> 24 != 127))
+		die("%s: only loopback (127.x.x.x) addresses without -R", opt.host);
 	for (long end = now_ms() + opt.timeout_s * 1000L;;) {
 		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 			break;
@@ -459,11 +473,13 @@ static void run_server(void)
 		       i, tgt[i]->qp_num, srq[i]->srq_num, ini[i]->qp_num, d.lid);
 	}
 	fflush(stdout);
+	if (opt.global)
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 16))
-		die("listen on 127.0.0.1:%d: %s", opt.port, strerror(errno));
-	printf("server: listening on 127.0.0.1:%d\n", opt.port);
+		die("listen on port %d: %s", opt.port, strerror(errno));
+	printf("server: listening on %s:%d\n", opt.global ? "0.0.0.0" : "127.0.0.1", opt.port);
 	fflush(stdout);
 	while (connected < nclients) {
 		char line[128];
@@ -685,7 +701,9 @@ static void usage(void)
 		"       %s [-d DEV] 127.0.0.1                     (client)\n"
 		"       %s [-d DEV] -f FILE -o QPN 127.0.0.1      (opener of a target QP)\n"
 		"  -p PORT (18515) -s SIZE (4096) -n ITERS (1000) -r RX_DEPTH (16)\n"
-		"  -e (completion events) -t SECONDS (10, the limit on any wait)\n",
+		"  -e (completion events) -t SECONDS (10, the limit on any wait)\n"
+		"  between machines: -R PEER_GID -x GID_INDEX -m MTU, and the client's\n"
+		"  address is the server's IPv4 address\n",
 		prog, prog, prog);
 	exit(2);
 }
@@ -695,7 +713,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:f:p:s:n:r:c:o:et:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:f:p:s:n:r:c:o:et:R:x:m:h")) != -1) {
 		switch (c) {
 		case 'd': opt.dev = optarg; break;
 		case 'f': opt.file = optarg; break;
@@ -707,6 +725,22 @@ int main(int argc, char **argv)
 		case 'o': opt.open_qpn = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'e': opt.events = 1; break;
 		case 't': opt.timeout_s = atoi(optarg); break;
+		case 'R':
+			if (inet_pton(AF_INET6, optarg, opt.rgid) != 1)
+				usage();
+			opt.global = 1;
+			break;
+		case 'x': opt.sgid_index = atoi(optarg); break;
+		case 'm':
+			switch (atoi(optarg)) {
+			case 256: opt.mtu = XQPV_MTU_256; break;
+			case 512: opt.mtu = XQPV_MTU_512; break;
+			case 1024: opt.mtu = XQPV_MTU_1024; break;
+			case 2048: opt.mtu = XQPV_MTU_2048; break;
+			case 4096: opt.mtu = XQPV_MTU_4096; break;
+			default: usage();
+			}
+			break;
 		default: usage();
 		}
 	}
@@ -714,7 +748,8 @@ int main(int argc, char **argv)
 		opt.host = argv[optind];
 	if (opt.size < 8 || opt.size > 1 << 20 || opt.iters < 1 || opt.rx_depth < 1 ||
 	    opt.rx_depth > 1024 || opt.clients < 1 || opt.clients > MAX_CLIENTS ||
-	    opt.timeout_s < 1 || opt.port <= 0 || opt.port > 65535)
+	    opt.timeout_s < 1 || opt.port <= 0 || opt.port > 65535 || opt.sgid_index < 0 ||
+	    opt.sgid_index > 255)
 		usage();
 	if (opt.open_qpn) {
 		if (!opt.host)
