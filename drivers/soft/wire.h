@@ -106,6 +106,12 @@ enum soft_op_flag {
 #define SOFT_AETH_CREDITS_INVALID 0x1f	/* an ACK's "no credit count" */
 
 #define SOFT_PSN_MASK		0xffffffU
+
+/* @a - @b in the 24-bit PSN space (bit 23 set: @a is before @b). */
+static inline xqp_u32 soft_psn_diff(xqp_u32 a, xqp_u32 b)
+{
+	return (a - b) & SOFT_PSN_MASK;
+}
 #define SOFT_QPN_MASK		0xffffffU
 #define SOFT_DEFAULT_PKEY	0xffff
 

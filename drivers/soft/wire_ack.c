@@ -13,11 +13,6 @@
  */
 #include "soft_priv.h"
 
-static xqp_u32 soft_psn_diff(xqp_u32 a, xqp_u32 b)
-{
-	return (a - b) & SOFT_PSN_MASK;
-}
-
 /* @psn is at or after @ref, within half the PSN space. */
 static int soft_psn_ge(xqp_u32 psn, xqp_u32 ref)
 {

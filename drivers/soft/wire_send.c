@@ -183,11 +183,6 @@ int soft_wire_send_ud(struct soft_qp *qp, struct soft_swqe *w)
 
 /* ---- connected QPs --------------------------------------------------------- */
 
-static xqp_u32 soft_psn_diff(xqp_u32 a, xqp_u32 b)
-{
-	return (a - b) & SOFT_PSN_MASK;
-}
-
 /* The opcode of the packet of @w that is @first and/or @last of it. */
 static xqp_u8 soft_wire_opcode(const struct soft_swqe *w, int first, int last)
 {
