@@ -281,6 +281,7 @@ struct soft_wire_resp {
 	xqp_u8 busy;			/* a READ response is being sent: */
 	struct soft_wire_res read;	/*   which, */
 	xqp_u32 read_next;		/*   its next packet; */
+	xqp_u32 read_gen;		/*   bumped when it is replaced; */
 	struct soft_wire_rd_wait {	/* READs taken meanwhile, or asked */
 		xqp_u32 psn;		/*   again: from which PSN, */
 		xqp_u8 slot;		/*   of which res[]; */

@@ -134,6 +134,10 @@ static int soft_ack_data(struct soft_qp *qp, struct soft_rx *rx, xqp_u32 mtu)
  * lost or comes late, and what follows it is dropped. As rxe's completer
  * does, the READ is asked again at once from the missing packet, once
  * until its response moves on (the rest of the first one still comes).
+ * Only while nothing was sent after it: asking again goes back over every
+ * request after the head, and with READs behind it each gap (a reordered
+ * packet too) sent them all again, over and over, past the QP's retries;
+ * the timer asks then.
  * Return: 1 if this was such a gap (sq.lock dropped), 0 if not.
  */
 static int soft_ack_read_gap(struct soft_qp *qp, const struct soft_pkt *p, unsigned long flags)
@@ -143,7 +147,8 @@ static int soft_ack_read_gap(struct soft_qp *qp, const struct soft_pkt *p, unsig
 	xqp_u32 gap = soft_psn_diff(p->psn, (w->wire_psn + w->wire_got) & SOFT_PSN_MASK);
 
 	if (w->opcode != XQP_WR_RDMA_READ || !(p->mask & SOFT_OPF_READ) || rq->read_reasked ||
-	    !gap || gap >= w->wire_npsn - w->wire_got)
+	    !gap || gap >= w->wire_npsn - w->wire_got ||
+	    rq->max_psn != ((w->wire_psn + w->wire_npsn) & SOFT_PSN_MASK))
 		return 0;
 	rq->read_reasked = 1;
 	SOFT_WIRE_COUNT(qp->obj.soft, retransmits);

@@ -327,9 +327,27 @@ static void soft_resp_read_set(struct soft_wire_resp *r, const struct soft_wire_
 }
 
 /*
+ * Is a response of @res waiting already? Then a duplicate asking for it
+ * again is dropped: a requester that rewinds asks for every READ after
+ * the one it lost, again at each retry, and queueing each time streamed
+ * the same responses over and over, past its retries.
+ */
+static int soft_resp_read_waits(const struct soft_wire_resp *r, const struct soft_wire_res *res)
+{
+	xqp_u32 i;
+
+	for (i = 0; i < r->read_qn; i++)
+		if (r->read_q[(r->read_qh + i) % SOFT_WIRE_MAX_RES].slot == res - r->res)
+			return 1;
+	return 0;
+}
+
+/*
  * @res's response from @psn: sent now (o->read), or, while another goes
  * out, after the ones waiting; none past @max waiting (dropped: asked
- * again).
+ * again). A READ asked again from before the response going out means the
+ * requester went back (it asks again for everything after it too): what
+ * goes out and what waits is dropped, and this one goes out instead.
  */
 static void soft_resp_read_start(struct soft_resp_ctx *c, struct soft_resp_out *o,
 				 const struct soft_wire_res *res, xqp_u32 psn)
@@ -343,7 +361,14 @@ static void soft_resp_read_start(struct soft_resp_ctx *c, struct soft_resp_out *
 		o->read = 1;
 		return;
 	}
-	if (r->read_qn >= soft_min(c->max_dest_rd, SOFT_WIRE_MAX_RES)) {
+	if (soft_psn_diff(psn, r->read.psn) & 0x800000) {
+		soft_resp_read_set(r, res, psn, c->mtu);	/* the sender takes it */
+		r->read_gen++;
+		r->read_qn = 0;
+		return;
+	}
+	if (r->read_qn >= soft_min(c->max_dest_rd, SOFT_WIRE_MAX_RES) ||
+	    soft_resp_read_waits(r, res)) {
 		SOFT_WIRE_COUNT(c->qp->obj.soft, rx_busy);
 		return;
 	}
@@ -614,7 +639,7 @@ static void soft_resp_ack(struct soft_qp *qp, const struct soft_resp_out *o)
  * the responder is free again (0), with a sequence NAK for a request it
  * dropped meanwhile.
  */
-static int soft_resp_read_next(struct soft_qp *qp)
+static int soft_resp_read_next(struct soft_qp *qp, xqp_u32 gen)
 {
 	struct soft_wire_resp *r = qp->wresp;
 	struct soft_resp_out o = { .ack = SOFT_OP_ACKNOWLEDGE,
@@ -623,6 +648,10 @@ static int soft_resp_read_next(struct soft_qp *qp)
 	unsigned long flags;
 
 	flags = xqp_spin_lock_irqsave(&r->lock);
+	if (r->read_gen != gen) {	/* replaced meanwhile: that one goes out */
+		xqp_spin_unlock_irqrestore(&r->lock, flags);
+		return 1;
+	}
 	while (r->read_qn) {
 		struct soft_wire_rd_wait q = r->read_q[r->read_qh];
 		const struct soft_wire_res *res = &r->res[q.slot];
@@ -662,17 +691,18 @@ static int soft_resp_read_send(struct soft_qp *qp, int max)
 	struct soft_route rt;
 	struct soft_wire_res rd;
 	unsigned long flags;
-	xqp_u32 k, n, dqpn;
+	xqp_u32 k, n, dqpn, gen;
 
+	flags = xqp_spin_lock_irqsave(&r->lock);
+	rd = r->read;
+	k = r->read_next;
+	gen = r->read_gen;
+	xqp_spin_unlock_irqrestore(&r->lock, flags);
 	if (soft_resp_back(qp, &rt))
 		goto done;
 	flags = xqp_spin_lock_irqsave(&qp->lock);
 	dqpn = qp->attr.dest_qp_num;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
-	flags = xqp_spin_lock_irqsave(&r->lock);
-	rd = r->read;
-	k = r->read_next;
-	xqp_spin_unlock_irqrestore(&r->lock, flags);
 	for (n = 0; k < rd.npsn && (int)n < max; k++, n++) {
 		xqp_u32 len = rd.len > k * mtu ? soft_min(mtu, rd.len - k * mtu) : 0;
 		int first = k == 0, last = k + 1 == rd.npsn;
@@ -701,12 +731,13 @@ static int soft_resp_read_send(struct soft_qp *qp, int max)
 	}
 	if (k < rd.npsn && n == (xqp_u32)max) {
 		flags = xqp_spin_lock_irqsave(&r->lock);
-		r->read_next = k;
+		if (r->read_gen == gen)	/* (else replaced: from its start) */
+			r->read_next = k;
 		xqp_spin_unlock_irqrestore(&r->lock, flags);
 		return 1;
 	}
 done:
-	return soft_resp_read_next(qp);
+	return soft_resp_read_next(qp, gen);
 }
 
 /* The responder's work: a READ response too long for the receive context. */

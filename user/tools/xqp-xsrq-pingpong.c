@@ -637,6 +637,13 @@ static void run_client(void)
 		}
 	}
 	print_results("client", now_us() - t0, 2LL * opt.size * opt.iters, opt.iters);
+	/*
+	 * On a lossy wire the ACK of the server's last reply may be lost: the
+	 * server sends it again (up to 7 times 67 ms), and only a target QP
+	 * that still exists acknowledges it. Keep it a while.
+	 */
+	if (opt.global)
+		sleep(2);
 	xqpv_destroy_qp(ini);
 	xqpv_destroy_qp(tgt);
 	xqpv_destroy_srq(srq);
