@@ -249,7 +249,11 @@ rp6() {
 # from the QP's); VICTIM's counts must show each kind taken as it is
 # (BAD_N packets a kind: short and truncated ones malformed, a bad ICRC,
 # an unknown opcode, an unknown QP, out of sequence, duplicates) and the
-# pingpong must pass.
+# pingpong must pass. Meanwhile, in sequence (xqp-badpkt -t at the QPs of
+# xqp-wire-target on VICTIM): a WRITE past the MR, XRCETHs naming a
+# missing and a foreign SRQ, each answered with its NAK read off the wire
+# (and a good WRITE and XRC SEND, ACKed), and the target finds their
+# effects and its QPs in ERR.
 BAD_N=20
 bad() {
 	side=$1 name=$2
@@ -260,14 +264,24 @@ bad() {
 	kinds="rx_malformed:$((2 * BAD_N)) rx_bad_icrc:$BAD_N rx_unsupported:$BAD_N rx_unknown_qp:$BAD_N rx_out_of_seq:+$BAD_N rx_duplicate:+$BAD_N"
 	if [ $side = $ME ]; then
 		for k in $kinds; do c=${k%:*}; eval "was_$c=$(count $c)"; done
+		rm -f /tmp/tgo.$n
+		xqp-wire-target $(ls /dev/xqp/uverbs* | head -n 1) $PEER_IP $GIDX /tmp/tgo.$n >/tmp/t.$n 2>&1 &
+		tp=$!
+		wait_for 20 grep -q '^target ' /tmp/t.$n
+		tline=$(grep -m1 '^target ' /tmp/t.$n) || tline="target none"
 		timeout $((T + 30)) stdbuf -oL ibv_rc_pingpong -d $DEV -g $GIDX -p $port -n 500 -s 64 >/tmp/s.$n 2>&1 &
 		sp=$!
-		if await tcp $sp $port; then send "go $n"; else send "go $n nostart"; fi
-		reply=$(receive "done $n" $((T + 60))) || reply="done $n none"
+		if await tcp $sp $port; then send "go $n ${tline#target }"; else send "go $n nostart"; fi
+		reply=$(receive "done $n" $((T + 60))) || reply="done $n none none"
 		st=0; reap $sp 30 || st=$?
-		cst=${reply#done $n }
+		: >/tmp/tgo.$n
+		tst=0; reap $tp 20 || tst=$?
+		set -- ${reply#done $n }
+		cst=$1 ist=${2:-none}
 		why= took=
 		[ "$st" = 0 ] && [ "$cst" = 0 ] || why="the pingpong: server status $st, client status $cst"
+		[ "$ist" = 0 ] || why="$why${why:+; }in sequence: xqp-badpkt -t status $ist (the other guest's lines)"
+		[ "$tst" = 0 ] || { why="$why${why:+; }$(grep -m1 '^target' /tmp/t.$n | tail -n 1)"; tails /tmp/t.$n; }
 		for k in $kinds; do
 			c=${k%:*} want=${k#*:}
 			eval "d=\$(( \$(count $c) - was_$c ))"
@@ -279,12 +293,15 @@ bad() {
 		done
 		# what later checks take as no bad packet
 		for c in rx_bad_icrc rx_malformed rx_unsupported; do eval "bad_$c=$(count $c)"; done
-		if [ -z "$why" ]; then pass "$name (${took# }; the pingpong passed)"
+		if [ -z "$why" ]; then pass "$name (${took# }; in sequence: 5 answers as the spec says, the target's QPs in ERR; the pingpong passed)"
 		else fail "$name" "$why"; tails /tmp/s.$n; fi
 		return 0
 	fi
 	msg=$(receive "go $n" $((T + 60))) || msg=
-	if [ "$msg" != "go $n" ]; then send "done $n nostart"; return 0; fi
+	set -- $msg
+	if [ "$1 $2" != "go $n" ] || [ $# != 10 ]; then send "done $n nostart nostart"; return 0; fi
+	shift 2
+	targs="$*"
 	stdbuf -oL ibv_rc_pingpong -d $DEV -g $GIDX -p $port -n 500 -s 64 $PEER_IP >/tmp/c.$n 2>&1 &
 	cp=$!
 	wait_for 20 grep -q "remote address" /tmp/c.$n
@@ -292,9 +309,11 @@ bad() {
 	psn=$(sed -n 's/.*local address:.*PSN \(0x[0-9a-f]*\).*/\1/p' /tmp/c.$n)
 	xqp-badpkt $MY_IP $PEER_IP ${qpn:-0} ${psn:-0} $BAD_N >/tmp/b.$n 2>&1 ||
 		{ echo "    $ME xqp-badpkt failed" >>$out; tails /tmp/b.$n; }
+	xqp-badpkt -t $MY_IP $PEER_IP $targs >/tmp/bt.$n 2>&1; ist=$?
+	[ $ist = 0 ] || { echo "    $ME xqp-badpkt -t $targs: status $ist" >>$out; tails /tmp/bt.$n; }
 	reap $cp $T; cst=$?
 	[ $cst = 0 ] || { echo "    $ME client of $name: status $cst" >>$out; tails /tmp/c.$n; }
-	send "done $n $cst"
+	send "done $n $cst $ist"
 }
 
 # both NAME KIND ARGS...: the case with its server on each guest in turn,
