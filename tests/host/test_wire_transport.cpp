@@ -457,7 +457,7 @@ TEST_F(WireTransport, ReadsInFlightTogetherAllComplete)
 TEST_F(WireTransport, ReadsAndSendsSurviveLoss)
 {
 	xqp_qp *qa, *qb;
-	rc_pair(&qa, &qb, 12, 7, 8);	/* 16 ms ACK timeout */
+	rc_pair(&qa, &qb, 14, 7, 8);	/* 67 ms ACK timeout */
 	const u32 len = 30000, n = 8;	/* READs of 8 packets, then a SEND */
 	fill(b_, 0, len * n, 5);
 	xqp_host_wire_faults(5, 2, 5, 7);
@@ -480,7 +480,8 @@ TEST_F(WireTransport, ReadsAndSendsSurviveLoss)
 		auto sc = poll_n(a_.scq, n + 1, 20000);
 		ASSERT_EQ(sc.size(), n + 1) << "round " << round;
 		for (u32 i = 0; i <= n; i++) {
-			EXPECT_EQ(sc[i].status, XQP_WC_SUCCESS) << "round " << round;
+			ASSERT_EQ(sc[i].status, XQP_WC_SUCCESS) << "round " << round << " wr " << i
+				<< " retransmits " << wire_counts(l_[0]).retransmits;
 			EXPECT_EQ(sc[i].wr_id, i);
 		}
 		ASSERT_EQ(std::memcmp(a_.buf.data(), b_.buf.data(), len * n), 0) << "round " << round;
