@@ -131,7 +131,7 @@ dkms-check:
 # (a trixie root), lintian-checked, into build/deb/SUITE/. deb-check
 # installs them with apt in a booted Debian 12 and Debian 13 machine
 # (systemd, udev, DKMS) and runs a user's steps, a kernel upgrade's DKMS
-# rebuild too (scripts/deb-install; make check runs it without the upgrade).
+# rebuild too (scripts/deb-install; make check builds and lintian-checks only).
 deb:
 	$(Q)scripts/deb bookworm
 	$(Q)scripts/deb trixie
