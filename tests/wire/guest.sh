@@ -10,6 +10,7 @@
 # Settings in /xqp/wg/env (see scripts/wire-guests), CASE_ONLY in
 # /xqp/wg/only.
 . /xqp/wg/env
+. /xqp/lib/rping_race.sh
 ONLY=$(cat /xqp/wg/only)
 export PATH=/usr/bin:/bin:/usr/sbin:/sbin
 out=/tmp/wg.out
@@ -195,18 +196,6 @@ run() {
 	[ $cst = 0 ] || { echo "    $ME client of $name: status $cst" >>$out; tails /tmp/c.$n.*; }
 	echo "FIGURE $name|$(figure /tmp/c.$n.0)|$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')" >>$out
 	send "done $n $cst"
-}
-# rping_teardown_race FILE: rping's output ends as its teardown race ends
-# it: in Debian 13's rping (rdma-core 56.1) main destroys the CM event
-# channel without stopping the cm thread, which, back from handling
-# DISCONNECTED, asks the closed channel for its next event and exits 255
-# ("rdma_get_cm_event: Bad file descriptor") if it gets there before main
-# returns (rdma-core has since stopped the thread through an eventfd
-# first); after a disconnect and with nothing else wrong printed
-rping_teardown_race() {
-	[ "$(tail -n 1 "$1")" = "rdma_get_cm_event: Bad file descriptor" ] &&
-		grep -q "DISCONNECT EVENT" "$1" &&
-		[ "$(grep -vc -e "DISCONNECT EVENT" -e "^rdma_get_cm_event: Bad file descriptor\$" -e "^ping data" -e "^server ping data" "$1")" = 0 ]
 }
 # figure FILE: the program's own headline figure, if it printed one (a
 # pingpong's usec/iter line; perftest's row: 5 numbers for bandwidth, 9
