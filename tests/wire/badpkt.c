@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target.h"
+
 #define ROCE_PORT 4791
 #define IP_BYTES 20
 #define UDP_BYTES 8
@@ -169,9 +171,6 @@ static const struct bad_case {
 
 /* ---- in sequence, at xqp-wire-target's QPs ---- */
 
-#define PEER_RC 0xfffe00	/* xqp-wire-target's made-up peers */
-#define PEER_XRC1 0xfffe01
-#define PEER_XRC2 0xfffe02
 #define OP_RC_WRITE_ONLY 0x0a
 #define OP_XRC_SEND_ONLY 0xa4
 #define AETH_ACK 0x00
@@ -241,13 +240,13 @@ static int in_sequence(char **a)
 		size_t ext_len;
 		int want;
 	} c[5] = {
-		{ "write_ok", OP_RC_WRITE_ONLY, rc, PEER_RC, psn, {}, 16, AETH_ACK },
-		{ "write_past_mr", OP_RC_WRITE_ONLY, rc, PEER_RC, psn + 1, {}, 16, AETH_NAK_ACCESS },
-		{ "xrc_send_ok", OP_XRC_SEND_ONLY, t1, PEER_XRC1, psn, {}, 4, AETH_ACK },
-		{ "xrc_no_srq", OP_XRC_SEND_ONLY, t1, PEER_XRC1, psn + 1, {}, 4, AETH_NAK_INVALID },
-		{ "xrc_foreign", OP_XRC_SEND_ONLY, t2, PEER_XRC2, psn, {}, 4, AETH_NAK_INVALID },
+		{ "write_ok", OP_RC_WRITE_ONLY, rc, TARGET_PEER_RC, psn, {}, 16, AETH_ACK },
+		{ "write_past_mr", OP_RC_WRITE_ONLY, rc, TARGET_PEER_RC, psn + 1, {}, 16, AETH_NAK_ACCESS },
+		{ "xrc_send_ok", OP_XRC_SEND_ONLY, t1, TARGET_PEER_XRC1, psn, {}, 4, AETH_ACK },
+		{ "xrc_no_srq", OP_XRC_SEND_ONLY, t1, TARGET_PEER_XRC1, psn + 1, {}, 4, AETH_NAK_INVALID },
+		{ "xrc_foreign", OP_XRC_SEND_ONLY, t2, TARGET_PEER_XRC2, psn, {}, 4, AETH_NAK_INVALID },
 	};
-	uint64_t past = va + 65536 - 8;
+	uint64_t past = va + TARGET_MR_BYTES - 8;
 	int sfd, rfd, failed = 0;
 	struct pkt k;
 

@@ -290,7 +290,7 @@ bad() {
 		why= took=
 		[ "$st" = 0 ] && [ "$cst" = 0 ] || why="the pingpong: server status $st, client status $cst"
 		[ "$ist" = 0 ] || why="$why${why:+; }in sequence: xqp-badpkt -t status $ist (the other guest's lines)"
-		[ "$tst" = 0 ] || { why="$why${why:+; }$(grep -m1 '^target' /tmp/t.$n | tail -n 1)"; tails /tmp/t.$n; }
+		[ "$tst" = 0 ] || { why="$why${why:+; }$(grep -m1 '^target: ' /tmp/t.$n || echo "xqp-wire-target status $tst")"; tails /tmp/t.$n; }
 		for k in $kinds; do
 			c=${k%:*} want=${k#*:}
 			eval "d=\$(( \$(count $c) - was_$c ))"

@@ -28,14 +28,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target.h"
 #include "xqpverbs.h"
 
-#define MR_BYTES 65536
-#define PSN 0x1000
-/* the peer's QP numbers: made up, they send from a raw socket */
-#define PEER_RC 0xfffe00
-#define PEER_XRC1 0xfffe01
-#define PEER_XRC2 0xfffe02
+#define PSN 0x1000	/* what each QP expects first (printed for the sender) */
 
 static struct {
 	const char *peer;
@@ -169,10 +165,10 @@ int main(int argc, char **argv)
 	cq = pd ? xqpv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
 	if (!cq)
 		die("PD and CQ");
-	if (posix_memalign((void **)&buf, 4096, MR_BYTES))
+	if (posix_memalign((void **)&buf, 4096, TARGET_MR_BYTES))
 		die("memory");
-	memset(buf, 0, MR_BYTES);
-	mr = xqpv_reg_mr(pd, buf, MR_BYTES, XQPV_ACCESS_LOCAL_WRITE | XQPV_ACCESS_REMOTE_WRITE);
+	memset(buf, 0, TARGET_MR_BYTES);
+	mr = xqpv_reg_mr(pd, buf, TARGET_MR_BYTES, XQPV_ACCESS_LOCAL_WRITE | XQPV_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		die("register the MR");
 	{
@@ -193,7 +189,7 @@ int main(int argc, char **argv)
 	t1 = xrc_tgt(ctx, d1);
 	t2 = xrc_tgt(ctx, d1);
 	{
-		struct xqpv_sge sge = { (uintptr_t)(buf + MR_BYTES / 2), 64, mr->lkey };
+		struct xqpv_sge sge = { (uintptr_t)(buf + TARGET_MR_BYTES / 2), 64, mr->lkey };
 		struct xqpv_recv_wr w = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
 
 		if (xqpv_post_srq_recv(s1, &w, &bad))
@@ -202,9 +198,9 @@ int main(int argc, char **argv)
 		if (xqpv_post_srq_recv(s2, &w, &bad))
 			die("post a receive on S2");
 	}
-	connect_qp(rc, PEER_RC);
-	connect_qp(t1, PEER_XRC1);
-	connect_qp(t2, PEER_XRC2);
+	connect_qp(rc, TARGET_PEER_RC);
+	connect_qp(t1, TARGET_PEER_XRC1);
+	connect_qp(t2, TARGET_PEER_XRC2);
 	printf("target %#x %#lx %#x %#x %#x %#x %#x %#x\n", rc->qp_num, (unsigned long)(uintptr_t)buf,
 	       mr->rkey, t1->qp_num, srq_num(s1), t2->qp_num, srq_num(s2), PSN);
 	fflush(stdout);
@@ -220,7 +216,7 @@ int main(int argc, char **argv)
 			break;
 	if (i < 16)
 		snprintf(why, sizeof(why), "the good WRITE: byte %d is %#x", i, buf[i]);
-	for (i = MR_BYTES - 16; i < MR_BYTES; i++)
+	for (i = TARGET_MR_BYTES - 16; i < TARGET_MR_BYTES; i++)
 		if (buf[i])
 			snprintf(why, sizeof(why), "the WRITE past the MR wrote byte %d", i);
 	for (i = 0; i < 10 && n < 4; i++) {
