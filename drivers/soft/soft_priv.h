@@ -304,7 +304,7 @@ struct soft_wire_req {
 	xqp_u8 timer_on;
 	xqp_u8 dead;			/* destroyed: no timer, no packet */
 	xqp_u8 rnr_wait;		/* sending waits for the RNR timer */
-	xqp_u8 read_reasked;		/* the head READ asked again at a gap */
+	xqp_u8 read_reasked;		/* the head READ or atomic asked again */
 	struct xqp_work timer;		/* retransmission and RNR timer */
 	struct soft_seg *seg;		/* responses' SGEs (max_send_sge + 1) */
 };

@@ -130,25 +130,35 @@ static int soft_ack_data(struct soft_qp *qp, struct soft_rx *rx, xqp_u32 mtu)
 }
 
 /*
- * A READ response past the packet the head READ waits for: that one was
- * lost or comes late, and what follows it is dropped. As rxe's completer
- * does, the READ is asked again at once from the missing packet, once
- * until its response moves on (the rest of the first one still comes).
- * Only while nothing was sent after it: asking again goes back over every
- * request after the head, and with READs behind it each gap (a reordered
- * packet too) sent them all again, over and over, past the QP's retries;
- * the timer asks then.
- * Return: 1 if this was such a gap (sq.lock dropped), 0 if not.
+ * A response that is not the one the head READ or atomic waits for means
+ * its own was lost (or comes late); what it brought is dropped. It is
+ * asked again at once (from the missing packet), once until a response
+ * moves on, when the response is
+ * - a READ response past the packet the head READ waits for, while
+ *   nothing was sent after it: as rxe's completer, sooner than the timer;
+ * - a response to a later request (a READ response or atomic ACK past the
+ *   head's PSNs): as rxe's completer does, the responder answers in order,
+ *   so the head's answer will not come. With READs in flight behind the
+ *   head (ib_read_bw keeps 16), each loss waited out the ACK timeout.
+ * Asking again goes back over every request after the head; the rest of
+ * their first responses, still coming, are strays until the new ones.
+ * Return: 1 if this was such a response (sq.lock dropped), 0 if not.
  */
-static int soft_ack_read_gap(struct soft_qp *qp, const struct soft_pkt *p, unsigned long flags)
+static int soft_ack_lost(struct soft_qp *qp, const struct soft_pkt *p, unsigned long flags)
 {
 	struct soft_wire_req *rq = &qp->wreq;
 	struct soft_swqe *w = soft_head(qp);
-	xqp_u32 gap = soft_psn_diff(p->psn, (w->wire_psn + w->wire_got) & SOFT_PSN_MASK);
+	xqp_u32 into = soft_psn_diff(p->psn, w->wire_psn);
+	int later, inside;
 
-	if (w->opcode != XQP_WR_RDMA_READ || !(p->mask & SOFT_OPF_READ) || rq->read_reasked ||
-	    !gap || gap >= w->wire_npsn - w->wire_got ||
-	    rq->max_psn != ((w->wire_psn + w->wire_npsn) & SOFT_PSN_MASK))
+	if (!soft_is_rd_atomic(w->opcode) || rq->read_reasked ||
+	    !(p->mask & (SOFT_OPF_READ | SOFT_OPF_ATMACK)))
+		return 0;
+	later = into >= w->wire_npsn;
+	inside = !later && w->opcode == XQP_WR_RDMA_READ && (p->mask & SOFT_OPF_READ) &&
+		 into > w->wire_got &&
+		 rq->max_psn == ((w->wire_psn + w->wire_npsn) & SOFT_PSN_MASK);
+	if (!later && !inside)
 		return 0;
 	rq->read_reasked = 1;
 	SOFT_WIRE_COUNT(qp->obj.soft, retransmits);
@@ -249,7 +259,7 @@ void soft_wire_ack(struct soft_qp *qp, struct soft_rx *rx)
 	done = soft_head_sent(qp) ? soft_ack_data(qp, rx, mtu) : -1;
 	if (done < 0) {		/* out of order: asked again now or by the timer */
 		SOFT_WIRE_COUNT(qp->obj.soft, rx_stray_ack);
-		if (soft_head_sent(qp) && soft_ack_read_gap(qp, p, flags))
+		if (soft_head_sent(qp) && soft_ack_lost(qp, p, flags))
 			goto kick;
 		xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 		return;

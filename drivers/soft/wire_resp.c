@@ -363,7 +363,7 @@ static void soft_resp_read_start(struct soft_resp_ctx *c, struct soft_resp_out *
 	}
 	if (soft_psn_diff(psn, r->read.psn) & 0x800000) {
 		soft_resp_read_set(r, res, psn, c->mtu);	/* the sender takes it */
-		r->read_gen++;
+		__atomic_store_n(&r->read_gen, r->read_gen + 1, __ATOMIC_RELAXED);
 		r->read_qn = 0;
 		return;
 	}
@@ -703,7 +703,12 @@ static int soft_resp_read_send(struct soft_qp *qp, int max)
 	flags = xqp_spin_lock_irqsave(&qp->lock);
 	dqpn = qp->attr.dest_qp_num;
 	xqp_spin_unlock_irqrestore(&qp->lock, flags);
-	for (n = 0; k < rd.npsn && (int)n < max; k++, n++) {
+	/*
+	 * Replaced meanwhile (asked again from before it): stop at once, so the
+	 * new response follows what is out instead of mixing with it.
+	 */
+	for (n = 0; k < rd.npsn && (int)n < max &&
+		    __atomic_load_n(&r->read_gen, __ATOMIC_RELAXED) == gen; k++, n++) {
 		xqp_u32 len = rd.len > k * mtu ? soft_min(mtu, rd.len - k * mtu) : 0;
 		int first = k == 0, last = k + 1 == rd.npsn;
 		struct soft_pkt pkt = {

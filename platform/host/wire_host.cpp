@@ -39,6 +39,8 @@ struct Wire {
 	xqp_soft *linked[kMaxLinked] = {};
 	std::vector<std::pair<const net_device *, intptr_t>> ns;
 	unsigned loss = 0, dup = 0, reorder = 0;
+	int drop_opcode = -1;		/* xqp_host_wire_drop_one() */
+	unsigned drop_skip = 0;
 	std::mt19937 rng{1};
 	std::thread t;
 	bool started = false;
@@ -104,6 +106,11 @@ void deliver(Wire &w, Packet &p)
 	xqp_rcu_read_unlock();
 }
 
+int bth_opcode(const Packet &p)
+{
+	return p.bytes[(p.ipv6 ? SOFT_IPV6_BYTES : SOFT_IPV4_BYTES) + SOFT_UDP_BYTES];
+}
+
 void run(Wire &w)
 {
 	std::unique_lock<std::mutex> l(w.m);
@@ -114,6 +121,10 @@ void run(Wire &w)
 		std::uniform_int_distribution<unsigned> pct(0, 99);
 		if (w.loss && pct(w.rng) < w.loss)
 			continue;
+		if (w.drop_opcode >= 0 && bth_opcode(p) == w.drop_opcode && !w.drop_skip--) {
+			w.drop_opcode = -1;
+			continue;
+		}
 		if (w.reorder && !w.q.empty() && pct(w.rng) < w.reorder) {
 			std::swap(p, w.q.front());	/* the next one goes first */
 		}
@@ -201,6 +212,14 @@ void xqp_host_wire_faults(unsigned loss, unsigned dup, unsigned reorder, unsigne
 	w.dup = dup;
 	w.reorder = reorder;
 	w.rng.seed(seed);
+}
+
+void xqp_host_wire_drop_one(uint8_t opcode, unsigned skip)
+{
+	Wire &w = wire();
+	std::lock_guard<std::mutex> l(w.m);
+	w.drop_opcode = opcode;
+	w.drop_skip = skip;
 }
 
 uint64_t xqp_host_wire_sent()

@@ -17,6 +17,8 @@ struct net_device;
 void xqp_host_wire_set_ns(const net_device *netdev, int ns);
 /* Percent of packets lost, duplicated, held back behind the next; @seed. */
 void xqp_host_wire_faults(unsigned loss, unsigned dup, unsigned reorder, unsigned seed);
+/* Loses one packet: the one after the next @skip with BTH opcode @opcode. */
+void xqp_host_wire_drop_one(uint8_t opcode, unsigned skip);
 /* Packets handed to the wire, and delivered, since the start. */
 uint64_t xqp_host_wire_sent();
 uint64_t xqp_host_wire_delivered();

@@ -382,6 +382,15 @@ if [ $KIND = xqp ]; then
 	if [ -z "$why" ] && [ "$n" -ge 20 ]; then pass "$ME counters ($n in hw_counters and rdma statistic, as debugfs)"
 	else fail "$ME counters" "${why:-only $n hw_counters}"; tails /tmp/stat; fi
 fi
+# where packets were lost, either kind: the NIC's drops, UDP's buffer
+# errors, and rxe's own counters (xqp's are above)
+{
+	$IP -s link show eth0 | sed -n '/RX:/,$p'
+	grep '^Udp:' /proc/net/snmp | tail -n 1 | awk '{ print "Udp InErrors " $4 " RcvbufErrors " $6 " SndbufErrors " $7 }'
+	if [ $KIND = rxe ]; then
+		for f in $sys/$DEV/ports/1/hw_counters/*; do echo "${f##*/} $(cat $f)"; done | grep -v ' 0$'
+	fi
+} 2>&1 | sed "s/^/    $ME net| /" >>$out
 send "end" && receive end 120 >/dev/null
 $RDMA link delete $DEV >/tmp/del.log 2>&1 && pass "$ME link_delete" || { fail "$ME link_delete" "rdma link delete $DEV"; tails /tmp/del.log; }
 finish
