@@ -40,6 +40,10 @@ T *make_tracked(xqp_device *dev, Op xqp_device_ops::*op, RcuList xqp_device_obje
 	return obj;
 }
 
+/* What must stop before an object is freed: a CQ's comp_handler calls owed. */
+inline void quiesce(void *) {}
+inline void quiesce(xqp_cq *cq) { xqp_work_cancel_sync(&cq->comp_work); }
+
 /* @unmake(drv) asks the driver; skipped once the device has detached it. */
 template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
 {
@@ -52,6 +56,7 @@ template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
 		if (ret)
 			return ret;
 	}
+	quiesce(obj);
 	dev->untrack(&obj->t.dev_node);
 	delete obj;
 	dev->put();

@@ -113,6 +113,9 @@ struct xqp_cq : xqp::Allocated, xqp::Pinned {
 	xqp_event_handler_t handler;
 	void *context;
 	xqp::Atomic<xqp::u32> usecnt;
+	bool comp_inline;			/* XQP_CQ_COMP_INLINE */
+	xqp::Atomic<xqp::u32> comp_fires;	/* comp_handler calls owed: */
+	xqp_work comp_work;			/*   made by this (pd_cq.cpp) */
 };
 
 struct xqp_srq : xqp::Allocated, xqp::Pinned {

@@ -50,25 +50,51 @@ extern "C" struct xqp_cq *xqp_create_cq(struct xqp_device *dev, int cqe,
 	return xqp_create_cq_attr(dev, &attr);
 }
 
+static xqp_cq *cq_of_comp_work(xqp_work *work)
+{
+	return reinterpret_cast<xqp_cq *>(reinterpret_cast<char *>(work) -
+					  __builtin_offsetof(xqp_cq, comp_work));
+}
+
+/* The CQ's work item: the comp_handler calls owed, one per arming that fired. */
+static void cq_comp_work(xqp_work *work)
+{
+	xqp_cq *cq = cq_of_comp_work(work);
+
+	for (u32 n = cq->comp_fires.exchange(0); n; n--)
+		cq->comp_handler(cq, cq->context);
+}
+
 /**
  * xqp_create_cq_attr - create a CQ with a completion handler (ib_create_cq).
  * @dev: the device.
  * @attr: its size (the driver may grant more: xqp_cq_cqe()), the handler
  *	  called after xqp_req_notify_cq() armed the CQ, the async event
- *	  handler, and the context both get.
+ *	  handler, the context both get, and flags (XQP_CQ_COMP_INLINE).
  *
- * Return: the CQ, or ERR_PTR(as xqp_create_cq()).
+ * The comp_handler runs from a work item of the CQ (process context, never
+ * the context that made the completion: a handler may post, and destroy
+ * its QPs, without recursing into or waiting on its own caller), once per
+ * arming that fired; with XQP_CQ_COMP_INLINE, where the completion was
+ * made. It must not destroy its own CQ. None runs once xqp_destroy_cq()
+ * has returned.
+ *
+ * Return: the CQ, or ERR_PTR(-EINVAL for unknown flags; as xqp_create_cq()).
  */
 extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 					     const struct xqp_cq_init_attr *attr)
 {
 	int cqe = attr->cqe;
 
+	if (attr->flags & ~XQP_CQ_COMP_INLINE)
+		return err_ptr<xqp_cq>(-XQP_EINVAL);
 	return make_tracked<xqp_cq>(dev, &xqp_device_ops::create_cq,
 				    &xqp_device_objects::cqs, [=](xqp_cq *cq) {
 					    cq->comp_handler = attr->comp_handler;
 					    cq->handler = attr->event_handler;
 					    cq->context = attr->cq_context;
+					    cq->comp_inline = attr->flags & XQP_CQ_COMP_INLINE;
+					    xqp_work_init(&cq->comp_work, cq_comp_work);
 					    cq->cqe = cqe;
 					    return dev->ops->create_cq(dev->drv, cqe, &cq->t.drv,
 								       &cq->cqe, cq);
@@ -79,16 +105,23 @@ extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
  * xqp_cq_comp - an armed CQ got its completion (driver side).
  * @core_cq: the cookie create_cq was given.
  *
- * Calls the comp_handler of xqp_create_cq_attr(), if any, as Linux drivers
- * call ib_cq->comp_handler. The driver must not call it for a CQ whose
+ * Has the comp_handler of xqp_create_cq_attr(), if any, called as Linux
+ * drivers call ib_cq->comp_handler: from the CQ's work item, or here with
+ * XQP_CQ_COMP_INLINE. The driver must not call it for a CQ whose
  * destroy_cq has returned.
  *
- * Context: any; the handler runs in the caller's context.
+ * Context: any.
  */
 extern "C" void xqp_cq_comp(struct xqp_cq *core_cq)
 {
-	if (core_cq->comp_handler)
+	if (!core_cq->comp_handler)
+		return;
+	if (core_cq->comp_inline) {
 		core_cq->comp_handler(core_cq, core_cq->context);
+		return;
+	}
+	core_cq->comp_fires.inc();
+	xqp_work_queue(&core_cq->comp_work, 0);
 }
 
 /**

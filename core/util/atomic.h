@@ -18,6 +18,7 @@ public:
 	T load_relaxed() const { return __atomic_load_n(&v_, __ATOMIC_RELAXED); }
 	void store(T v) { __atomic_store_n(&v_, v, __ATOMIC_RELEASE); }
 	T inc() { return __atomic_add_fetch(&v_, 1, __ATOMIC_SEQ_CST); }
+	T exchange(T v) { return __atomic_exchange_n(&v_, v, __ATOMIC_ACQ_REL); }
 	T dec() { return __atomic_sub_fetch(&v_, 1, __ATOMIC_SEQ_CST); }
 	/* Increments unless zero; true when it did (refcount_inc_not_zero). */
 	bool inc_not_zero()

@@ -879,6 +879,7 @@ TEST_F(Traffic, CompletionHandlerFiresOnceWhenArmed)
 	ASSERT_EQ(post_send(qa, w), 0);
 	ASSERT_EQ(post_send(qa, w), 0);
 	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+	xqp_work_flush_all();	/* the handler runs from the CQ's work item */
 	EXPECT_EQ(b.rcq_ctx.calls.load(), 1);
 	EXPECT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_SOLICITED | XQP_CQ_REPORT_MISSED_EVENTS), 1);
 	EXPECT_EQ(poll_n(b.rcq, 2).size(), 2u);
@@ -890,12 +891,77 @@ TEST_F(Traffic, CompletionHandlerFiresOnceWhenArmed)
 	ASSERT_EQ(post_recv(qb, 4, b.sge(0, 64)), 0);
 	ASSERT_EQ(post_send(qa, w), 0);
 	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	xqp_work_flush_all();
 	EXPECT_EQ(b.rcq_ctx.calls.load(), before);
 	w.send_flags |= XQP_SEND_SOLICITED;
 	ASSERT_EQ(post_send(qa, w), 0);
 	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	xqp_work_flush_all();
 	EXPECT_EQ(b.rcq_ctx.calls.load(), before + 1);
 	EXPECT_EQ(xqp_req_notify_cq(b.rcq, 8), -XQP_EINVAL);
+}
+
+/*
+ * A kernel client's completion handler runs from the CQ's work item, never
+ * in the context that made the completion (a poster's): Linux drivers call
+ * theirs from a context of their own. Here b's SEND lands in qa, whose
+ * receive CQ's handler destroys qa: called in b's post (whose run holds qa
+ * while it executes there), the destroy waited for that run, in it, for
+ * ever; handlers that post chained into each other the same way.
+ */
+struct DestroyOnComp {
+	xqp_qp *qp = nullptr;
+	std::thread::id poster, ran_on;
+	std::atomic<int> rc{1};
+	static void comp(xqp_cq *, void *ctx)
+	{
+		auto *d = static_cast<DestroyOnComp *>(ctx);
+		d->ran_on = std::this_thread::get_id();
+		d->rc = xqp_destroy_qp(d->qp);
+	}
+};
+
+TEST_F(Traffic, CompletionHandlerRunsInAContextOfItsOwn)
+{
+	DestroyOnComp d;
+	xqp_cq_init_attr ca = {};
+	ca.cqe = 16;
+	ca.comp_handler = DestroyOnComp::comp;
+	ca.cq_context = &d;
+	xqp_cq *cq = xqp_create_cq_attr(a.dev, &ca);
+	ASSERT_FALSE(xqp_is_err(cq));
+	xqp_qp_init_attr init = {};
+	init.qp_type = XQP_QPT_RC;
+	init.send_cq = a.scq;
+	init.recv_cq = cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.sq_sig_type = XQP_SIGNAL_ALL_WR;
+	xqp_qp *qa = xqp_create_qp_user(a.dev, a.pd, &init, nullptr, nullptr, "test");
+	ASSERT_FALSE(xqp_is_err(qa));
+	d.qp = qa;
+	xqp_qp *qb = qp(b, XQP_QPT_RC);
+	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb));
+	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa));
+	ASSERT_EQ(post_recv(qa, 1, a.sge(0, 64)), 0);
+	ASSERT_EQ(xqp_req_notify_cq(cq, XQP_CQ_NEXT_COMP), 0);
+	d.poster = std::this_thread::get_id();
+	xqp_sge s = b.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	ASSERT_EQ(post_send(qb, w), 0);
+	auto sc = poll_n(b.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	for (int i = 0; i < 5000 && d.rc == 1; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	EXPECT_EQ(d.rc.load(), 0);
+	EXPECT_NE(d.ran_on, d.poster);
+	xqp_wc wc;
+	EXPECT_EQ(xqp_poll_cq(cq, 1, &wc), 1);	/* the receive, before the QP went */
+	EXPECT_EQ(xqp_destroy_cq(cq), 0);
+
+	ca.flags = 0x2;	/* no such flag */
+	EXPECT_EQ(xqp_ptr_err(xqp_create_cq_attr(a.dev, &ca)), -XQP_EINVAL);
 }
 
 TEST_F(Traffic, CqOverrunLosesTheCompletionAndReportsCqErr)

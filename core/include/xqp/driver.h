@@ -222,9 +222,10 @@ void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type);
 void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type);
 void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type);
 /*
- * A CQ armed with req_notify_cq got a completion it was armed for: calls
- * the comp_handler of xqp_create_cq_attr(), if any. Any context, no
- * sleeping; never for a CQ whose destroy_cq has returned.
+ * A CQ armed with req_notify_cq got a completion it was armed for: the
+ * comp_handler of xqp_create_cq_attr(), if any, is called (from the CQ's
+ * work item, or here with XQP_CQ_COMP_INLINE). Any context, no sleeping;
+ * never for a CQ whose destroy_cq has returned.
  */
 void xqp_cq_comp(struct xqp_cq *core_cq);
 /* The driver pointer of the PD an AH was created on. Any context. */

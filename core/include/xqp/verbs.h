@@ -593,10 +593,18 @@ struct xqp_wc {
 typedef void (*xqp_comp_handler_t)(struct xqp_cq *cq, void *cq_context);
 struct xqp_cq_init_attr {
 	int cqe;
-	xqp_comp_handler_t comp_handler;	/* after REQ_NOTIFY; any context */
+	xqp_comp_handler_t comp_handler;	/* after REQ_NOTIFY: xqp_create_cq_attr() */
 	xqp_event_handler_t event_handler;
 	void *cq_context;
+	xqp_u32 flags;				/* XQP_CQ_COMP_INLINE */
 };
+/*
+ * The comp_handler only wakes a waiter (uverbs' does): it may run where the
+ * completion was made, the poster's context included. Without it the
+ * handler runs from a work item of the CQ, as Linux drivers call theirs from
+ * a context of their own.
+ */
+#define XQP_CQ_COMP_INLINE	0x1
 
 /* ---- memory regions ----------------------------------------------------- */
 struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
