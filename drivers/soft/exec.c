@@ -222,23 +222,6 @@ void soft_qp_state_changed(struct soft_qp *qp, int old_state, int new_state,
 
 /* ---- the responder --------------------------------------------------------- */
 
-/* Drops the first @skip bytes of @seg[0..n) (UD: the GRH room). 1 if they fit. */
-static int soft_segs_skip(struct soft_seg *seg, xqp_u32 n, xqp_u32 skip)
-{
-	xqp_u32 i;
-
-	for (i = 0; i < n && skip; i++) {
-		xqp_u32 k = soft_min(skip, seg[i].length);
-
-		seg[i].offset += k;
-		if (!seg[i].mr)
-			seg[i].buf += k;
-		seg[i].length -= k;
-		skip -= k;
-	}
-	return skip == 0;
-}
-
 /* The execution of one WQE against one responder QP. */
 struct soft_xfer {
 	struct soft_qp *qp;		/* requester */
@@ -389,31 +372,33 @@ static void soft_do_send(struct soft_xfer *x)
 	struct soft_rwqe *r = x->qp->rscratch;
 	struct soft_seg *rseg = x->qp->rseg;
 	xqp_u32 grh = soft_is_ud(x->dst->type) ? SOFT_GRH_SIZE : 0;
-	xqp_u64 room;
+	/* the bytes written: the GRH's room too when it carries one */
+	xqp_u32 from = grh && x->av->is_global ? 0 : grh;
 
 	if (!soft_take(x))
 		return;
-	if (soft_sges_get(rsoft, x->pd, r->sge, r->num_sge, XQP_ACCESS_LOCAL_WRITE,
-			  rseg, &room) != XQP_WC_SUCCESS) {
+	if (soft_sges_len(r->sge, r->num_sge) < (xqp_u64)x->w->length + grh) {
+		soft_recv_complete(x, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0);
+		soft_resp_error(x, -1, XQP_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (soft_recv_range_get(rsoft, x->pd, r->sge, r->num_sge, from,
+				(xqp_u64)x->w->length + grh - from, rseg) != XQP_WC_SUCCESS) {
 		soft_recv_complete(x, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0);
 		soft_resp_error(x, -1, XQP_WC_REM_OP_ERR);
 		return;
 	}
-	if (grh && x->av->is_global && room >= (xqp_u64)x->w->length + grh) {
+	if (!from && grh) {
 		xqp_u8 hdr[SOFT_GRH_SIZE];
 		struct soft_seg hseg = { .mr = NULL, .buf = (char *)hdr, .length = SOFT_GRH_SIZE };
 
 		soft_make_grh(x, hdr);
 		soft_segs_copy(rseg, r->num_sge, &hseg, 1, SOFT_GRH_SIZE);
+		soft_segs_skip(rseg, r->num_sge, grh);
 	}
-	if (room < (xqp_u64)x->w->length + grh || !soft_segs_skip(rseg, r->num_sge, grh)) {
-		soft_recv_complete(x, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0);
-		soft_resp_error(x, -1, XQP_WC_REM_INV_REQ_ERR);
-	} else {
-		soft_segs_copy(rseg, r->num_sge, x->qp->lseg, x->nl, x->w->length);
-		soft_recv_complete(x, XQP_WC_SUCCESS, XQP_WC_RECV, x->w->length + grh);
-		soft_fail(x, XQP_WC_SUCCESS);
-	}
+	soft_segs_copy(rseg, r->num_sge, x->qp->lseg, x->nl, x->w->length);
+	soft_recv_complete(x, XQP_WC_SUCCESS, XQP_WC_RECV, x->w->length + grh);
+	soft_fail(x, XQP_WC_SUCCESS);
 	soft_segs_put(rseg, r->num_sge);
 }
 

@@ -146,6 +146,38 @@ int soft_sges_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 	return XQP_WC_SUCCESS;
 }
 
+xqp_u64 soft_sges_len(const struct xqp_sge *sge, xqp_u32 n)
+{
+	xqp_u64 total = 0;
+	xqp_u32 i;
+
+	for (i = 0; i < n; i++)
+		total += sge[i].length;
+	return total;
+}
+
+int soft_recv_range_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
+			xqp_u32 n, xqp_u64 off, xqp_u64 len, struct soft_seg *seg)
+{
+	xqp_u64 pos = 0, end = off + len;
+	xqp_u32 i;
+
+	for (i = 0; i < n; pos += sge[i].length, i++) {
+		xqp_u64 from = off > pos ? off : pos;
+		xqp_u64 to = end < pos + sge[i].length ? end : pos + sge[i].length;
+
+		seg[i] = (struct soft_seg){ .mr = NULL, .buf = NULL, .length = 0 };
+		if (from >= to)
+			continue;	/* no byte of the range here: not looked at */
+		if (!soft_seg_set(soft_mr_get(soft, sge[i].lkey), pd, sge[i].addr + (from - pos),
+				  (xqp_u32)(to - from), XQP_ACCESS_LOCAL_WRITE, &seg[i])) {
+			soft_segs_put(seg, i);
+			return XQP_WC_LOC_PROT_ERR;
+		}
+	}
+	return XQP_WC_SUCCESS;
+}
+
 int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 rkey, xqp_u64 addr,
 		  xqp_u32 len, int access, struct soft_seg *seg)
 {
@@ -167,6 +199,22 @@ void soft_segs_put(struct soft_seg *seg, xqp_u32 n)
 			soft_refs_put(&seg[i].mr->refs);
 		seg[i].mr = NULL;
 	}
+}
+
+int soft_segs_skip(struct soft_seg *seg, xqp_u32 n, xqp_u32 skip)
+{
+	xqp_u32 i;
+
+	for (i = 0; i < n && skip; i++) {
+		xqp_u32 k = soft_min(skip, seg[i].length);
+
+		seg[i].offset += k;
+		if (!seg[i].mr)
+			seg[i].buf += k;
+		seg[i].length -= k;
+		skip -= k;
+	}
+	return skip == 0;
 }
 
 /* Maps @pos bytes into @seg; *@avail gets the contiguous bytes there. */

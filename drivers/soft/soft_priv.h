@@ -438,10 +438,24 @@ struct soft_seg {
  */
 int soft_sges_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 		  xqp_u32 n, int access, struct soft_seg *seg, xqp_u64 *total);
+/* The total length of @n SGEs (a receive WQE's room). */
+xqp_u64 soft_sges_len(const struct xqp_sge *sge, xqp_u32 n);
+/*
+ * Resolves bytes [@off, @off + @len) of a receive WQE's @n SGEs into @seg
+ * (@n entries, one per SGE, empty where no byte of the range falls), with
+ * access LOCAL_WRITE in @pd: only the bytes a message writes, as rxe and
+ * hardware check a receive (an SGE past its MR, or one no byte reaches,
+ * is no error). The caller has checked the range against the room.
+ * Return: XQP_WC_SUCCESS or LOC_PROT_ERR; nothing held on error.
+ */
+int soft_recv_range_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
+			xqp_u32 n, xqp_u64 off, xqp_u64 len, struct soft_seg *seg);
 /* One remote range by rkey; XQP_WC_SUCCESS or REM_ACCESS_ERR. */
 int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 rkey, xqp_u64 addr,
 		  xqp_u32 len, int access, struct soft_seg *seg);
 void soft_segs_put(struct soft_seg *seg, xqp_u32 n);
+/* Drops the first @skip bytes of @seg[0..n) (UD: the GRH room). 1 if they fit. */
+int soft_segs_skip(struct soft_seg *seg, xqp_u32 n, xqp_u32 skip);
 /* Copies min(both totals, @len) bytes; returns the bytes copied. */
 xqp_u64 soft_segs_copy(struct soft_seg *dst, xqp_u32 ndst, struct soft_seg *src,
 		       xqp_u32 nsrc, xqp_u64 len);

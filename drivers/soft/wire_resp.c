@@ -80,12 +80,10 @@ static void soft_resp_ud(struct soft_qp *qp, struct soft_rx *rx)
 	struct xqp_soft *soft = qp->obj.soft;
 	struct soft_wire_resp *r = qp->wresp;
 	struct soft_pkt *p = &rx->pkt;
-	struct soft_seg hseg;
+	struct soft_seg hseg, src;
 	xqp_u8 grh[SOFT_GRH_SIZE];
 	unsigned long flags;
 	xqp_u32 qkey;
-	xqp_u64 room;
-	int st;
 
 	flags = xqp_spin_lock_irqsave(&qp->lock);
 	qkey = qp->attr.qkey;
@@ -99,32 +97,23 @@ static void soft_resp_ud(struct soft_qp *qp, struct soft_rx *rx)
 	flags = xqp_spin_lock_irqsave(&r->lock);
 	if (!soft_take_recv(qp, qp->srq, r->rwqe))
 		goto out;	/* no receive WQE: UD drops */
-	st = soft_sges_get(soft, qp->pd, r->rwqe->sge, r->rwqe->num_sge, XQP_ACCESS_LOCAL_WRITE,
-			   r->seg, &room);
-	if (st != XQP_WC_SUCCESS) {
+	if (soft_sges_len(r->rwqe->sge, r->rwqe->num_sge) < (xqp_u64)p->payload_len + SOFT_GRH_SIZE) {
+		soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0, p, 0, 0);
+		goto out;
+	}
+	if (soft_recv_range_get(soft, qp->pd, r->rwqe->sge, r->rwqe->num_sge, 0,
+				(xqp_u64)p->payload_len + SOFT_GRH_SIZE, r->seg) != XQP_WC_SUCCESS) {
 		soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0, p, 0, 0);
 		goto out;
 	}
-	if (room < (xqp_u64)p->payload_len + SOFT_GRH_SIZE) {
-		soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0, p, 0, 0);
-	} else {
-		struct soft_seg src = { .buf = (char *)rx->payload, .length = p->payload_len };
-		xqp_u32 i, skip = SOFT_GRH_SIZE;
-
-		soft_resp_grh(rx, grh);
-		hseg = (struct soft_seg){ .buf = (char *)grh, .length = SOFT_GRH_SIZE };
-		soft_segs_copy(r->seg, r->rwqe->num_sge, &hseg, 1, SOFT_GRH_SIZE);
-		for (i = 0; i < r->rwqe->num_sge && skip; i++) {
-			xqp_u32 k = soft_min(skip, r->seg[i].length);
-
-			r->seg[i].offset += k;
-			r->seg[i].length -= k;
-			skip -= k;
-		}
-		soft_segs_copy(r->seg, r->rwqe->num_sge, &src, 1, p->payload_len);
-		soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_SUCCESS, XQP_WC_RECV,
-				  p->payload_len + SOFT_GRH_SIZE, p, p->src_qp, XQP_WC_GRH);
-	}
+	soft_resp_grh(rx, grh);
+	hseg = (struct soft_seg){ .buf = (char *)grh, .length = SOFT_GRH_SIZE };
+	soft_segs_copy(r->seg, r->rwqe->num_sge, &hseg, 1, SOFT_GRH_SIZE);
+	soft_segs_skip(r->seg, r->rwqe->num_sge, SOFT_GRH_SIZE);
+	src = (struct soft_seg){ .buf = (char *)rx->payload, .length = p->payload_len };
+	soft_segs_copy(r->seg, r->rwqe->num_sge, &src, 1, p->payload_len);
+	soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_SUCCESS, XQP_WC_RECV,
+			  p->payload_len + SOFT_GRH_SIZE, p, p->src_qp, XQP_WC_GRH);
 	soft_segs_put(r->seg, r->rwqe->num_sge);
 out:
 	xqp_spin_unlock_irqrestore(&r->lock, flags);
@@ -202,8 +191,6 @@ static enum soft_resp_outcome soft_resp_send(struct soft_resp_ctx *c)
 	struct soft_pkt *p = &c->rx->pkt;
 	struct soft_seg src = { .buf = (char *)c->rx->payload, .length = p->payload_len };
 	int rc = qp->type != XQP_QPT_UC;
-	xqp_u64 room;
-	xqp_u32 i, skip;
 
 	if (p->mask & SOFT_OPF_FIRST) {
 		if (!r->have_rwqe) {
@@ -214,28 +201,21 @@ static enum soft_resp_outcome soft_resp_send(struct soft_resp_ctx *c)
 		r->offset = 0;
 		r->msg = SOFT_OPF_SEND;
 	}
-	if (soft_sges_get(qp->obj.soft, c->pd, r->rwqe->sge, r->rwqe->num_sge,
-			  XQP_ACCESS_LOCAL_WRITE, r->seg, &room) != XQP_WC_SUCCESS) {
-		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0, p,
-				  c->dest_qp, 0);
-		r->have_rwqe = 0;
-		r->msg = 0;
-		return rc ? SOFT_RESP_OPERR : SOFT_RESP_DROP;
-	}
-	if (room < (xqp_u64)r->offset + p->payload_len) {
-		soft_segs_put(r->seg, r->rwqe->num_sge);
+	if (soft_sges_len(r->rwqe->sge, r->rwqe->num_sge) < (xqp_u64)r->offset + p->payload_len) {
 		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0, p,
 				  c->dest_qp, 0);
 		r->have_rwqe = 0;
 		r->msg = 0;
 		return rc ? SOFT_RESP_INVALID : SOFT_RESP_DROP;
 	}
-	for (i = 0, skip = r->offset; i < r->rwqe->num_sge && skip; i++) {
-		xqp_u32 k = soft_min(skip, r->seg[i].length);
-
-		r->seg[i].offset += k;
-		r->seg[i].length -= k;
-		skip -= k;
+	/* only what this packet writes is looked at (as rxe) */
+	if (soft_recv_range_get(qp->obj.soft, c->pd, r->rwqe->sge, r->rwqe->num_sge, r->offset,
+				p->payload_len, r->seg) != XQP_WC_SUCCESS) {
+		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0, p,
+				  c->dest_qp, 0);
+		r->have_rwqe = 0;
+		r->msg = 0;
+		return rc ? SOFT_RESP_OPERR : SOFT_RESP_DROP;
 	}
 	soft_segs_copy(r->seg, r->rwqe->num_sge, &src, 1, p->payload_len);
 	soft_segs_put(r->seg, r->rwqe->num_sge);

@@ -296,6 +296,76 @@ TEST_F(Traffic, LocalAndRemoteProtectionErrors)
 	EXPECT_EQ(evb.last.load(), XQP_EVENT_QP_ACCESS_ERR);
 }
 
+/*
+ * A receive is checked where the message writes, as rxe and hardware check
+ * it: a SGE that runs past its MR, or a second SGE with no MR at all, is no
+ * error while the message ends before them (perftest -c XRC posts 4 KiB
+ * receives that run past its buffer's end for 8-byte messages); a message
+ * that reaches them fails with LOC_PROT_ERR, and one longer than the WQE
+ * with LOC_LEN_ERR.
+ */
+TEST_F(Traffic, ReceiveIsCheckedWhereTheMessageWrites)
+{
+	for (xqp_qp_type t : { XQP_QPT_RC, XQP_QPT_UD }) {
+		SCOPED_TRACE(t == XQP_QPT_RC ? "RC" : "UD");
+		xqp_qp *qa, *qb;
+		pair(t, &qa, &qb);
+		const u32 grh = t == XQP_QPT_UD ? 40 : 0;
+		xqp_ah_attr av = {};
+		av.dlid = lid(b);
+		av.port_num = 1;
+		xqp_ah *ah = xqp_create_ah(a.pd, &av);
+		ASSERT_FALSE(xqp_is_err(ah));
+		auto send = [&](u32 len, xqp_u64 id) {
+			xqp_sge s = a.sge(0, len);
+			xqp_send_wr w = wr(XQP_WR_SEND, &s, 1, id);
+			if (t == XQP_QPT_UD) {
+				w.wr.ud.ah = ah;
+				w.wr.ud.remote_qpn = xqp_qp_num(qb);
+				w.wr.ud.remote_qkey = 0x11111111;
+			}
+			ASSERT_EQ(post_send(qa, w), 0);
+		};
+		std::memset(a.buf.data(), 0x5a, 64);
+		/* one SGE: its last 4 KiB are past the MR's end (65536) */
+		xqp_sge r = b.sge(65536 - 1024, 4096 + 1024);
+		xqp_recv_wr rw = {};
+		rw.wr_id = 1;
+		rw.sg_list = &r;
+		rw.num_sge = 1;
+		const xqp_recv_wr *bad = nullptr;
+		ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+		send(8, 1);
+		auto c = poll_n(b.rcq, 1);
+		ASSERT_EQ(c.size(), 1u);
+		EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+		EXPECT_EQ(c[0].byte_len, 8u + grh);
+		EXPECT_EQ(b.buf[65536 - 1024 + grh + 7], 0x5a);
+		ASSERT_EQ(poll_n(a.scq, 1).size(), 1u);
+		/* two SGEs, the second with no MR: unread by 16 bytes, read by 600 */
+		xqp_sge two[2] = { b.sge(0, 512 + grh), b.sge(1024, 512) };
+		two[1].lkey ^= 0x100;
+		rw.sg_list = two;
+		rw.num_sge = 2;
+		for (xqp_u64 id : { 2, 3 }) {
+			rw.wr_id = id;
+			ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+		}
+		send(16, 2);
+		c = poll_n(b.rcq, 1);
+		ASSERT_EQ(c.size(), 1u);
+		EXPECT_EQ(c[0].status, XQP_WC_SUCCESS);
+		ASSERT_EQ(poll_n(a.scq, 1).size(), 1u);
+		send(600, 3);
+		c = poll_n(b.rcq, 1);
+		ASSERT_EQ(c.size(), 1u);
+		EXPECT_EQ(c[0].status, XQP_WC_LOC_PROT_ERR);
+		EXPECT_EQ(c[0].wr_id, 3u);
+		poll_n(a.scq, 1);
+		EXPECT_EQ(xqp_destroy_ah(ah), 0);
+	}
+}
+
 TEST_F(Traffic, QpWithoutRemoteWriteAccessRefusesWrites)
 {
 	xqp_qp *qa, *qb;

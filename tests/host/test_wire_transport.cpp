@@ -570,6 +570,46 @@ TEST_F(WireTransport, AReadResponseLostBehindReadsIsAskedAgainAtOnce)
 }
 
 /*
+ * On the wire too a receive is checked packet by packet where the message
+ * writes (as rxe): a receive SGE past its MR's end takes an 8-byte SEND, a
+ * three-packet SEND fills a WQE whose second SGE (no MR) it never reaches,
+ * and one that reaches that SGE fails with LOC_PROT_ERR.
+ */
+TEST_F(WireTransport, ReceiveIsCheckedWhereEachPacketWrites)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	const size_t end = 1 << 20;	/* b's MR */
+	fill(a_, 0, 20000, 6);
+	xqp_sge past = b_.sge(end - 1024, 8192);
+	xqp_recv_wr rw = {};
+	rw.wr_id = 1;
+	rw.sg_list = &past;
+	rw.num_sge = 1;
+	const xqp_recv_wr *bad = nullptr;
+	ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+	xqp_sge two[2] = { b_.sge(0, 12288), b_.sge(16384, 8192) };
+	two[1].lkey ^= 0x100;	/* no such MR */
+	rw.sg_list = two;
+	rw.num_sge = 2;
+	for (xqp_u64 id : { 2, 3 }) {
+		rw.wr_id = id;
+		ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+	}
+	for (u32 len : { 8u, 12288u, 14000u }) {
+		xqp_sge s = a_.sge(0, len);
+		xqp_send_wr w = send_wr(&s);
+		ASSERT_EQ(post_send(qa, w), 0);
+		auto rc = poll_n(b_.rcq, 1);
+		ASSERT_EQ(rc.size(), 1u) << len;
+		EXPECT_EQ(rc[0].status, len < 14000 ? XQP_WC_SUCCESS : XQP_WC_LOC_PROT_ERR) << len;
+		poll_n(a_.scq, 1);
+	}
+	EXPECT_EQ(std::memcmp(b_.buf.data() + end - 1024, a_.buf.data(), 8), 0);
+	EXPECT_EQ(std::memcmp(b_.buf.data(), a_.buf.data(), 12288), 0);
+}
+
+/*
  * The wire's counts are the port's counters (driver op port_stats: what
  * ib_core shows as hw_counters and `rdma statistic`), by name, as debugfs
  * has them.
