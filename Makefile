@@ -71,9 +71,16 @@ bench-vm:
 
 # SEND latency and rate, RDMA WRITE bandwidth, RC and XRC, between two
 # processes on two soft devices, test kernel + Debian 6.12 in QEMU
-# (scripts/bench-traffic; build/bench/traffic-results.txt).
+# (scripts/bench-traffic; build/bench/traffic-results.txt); then the
+# message rate with 1, 16 and 256 QP pairs beside rxe's (bench-msgrate).
 bench-traffic:
 	$(Q)scripts/bench-traffic
+	$(Q)$(MAKE) --no-print-directory bench-msgrate
+# perftest's 8-byte message rate, RC and XRC with 1, 16 and 256 QP pairs,
+# polling and events, xqp beside rxe in one Debian 6.12 guest
+# (scripts/bench-msgrate; build/bench/msgrate.md).
+bench-msgrate:
+	$(Q)scripts/bench-msgrate
 
 # xqp's core against Linux's ib_core in the same kernel, Debian 6.12 in QEMU
 # (scripts/bench-kernel; build/bench/kernel-results.txt). Its correctness
@@ -194,7 +201,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
+.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire bench-msgrate kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
