@@ -642,25 +642,12 @@ struct ResetOnComp {
 TEST_F(Traffic, RemoteErrorLeavesAQpItsOwnerResetInReset)
 {
 	ResetOnComp roc;
-	xqp_cq_init_attr ca = {};
-	ca.cqe = 16;
-	ca.comp_handler = ResetOnComp::comp;
-	ca.cq_context = &roc;
-	xqp_cq *cq = xqp_create_cq_attr(a.dev, &ca);
-	ASSERT_FALSE(xqp_is_err(cq));
-	xqp_qp_init_attr init = {};
-	init.qp_type = XQP_QPT_RC;
-	init.send_cq = cq;
-	init.recv_cq = a.rcq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.sq_sig_type = XQP_SIGNAL_REQ_WR;
-	xqp_qp *qa = xqp_create_qp_user(a.dev, a.pd, &init, nullptr, nullptr, "test");
-	ASSERT_FALSE(xqp_is_err(qa));
+	xqp_cq *cq = cq_calling(ResetOnComp::comp, &roc);
+	ASSERT_TRUE(cq);
+	xqp_qp *qb;
+	xqp_qp *qa = rc_on_cqs(cq, a.rcq, XQP_SIGNAL_REQ_WR, &qb);
+	ASSERT_TRUE(qa);
 	roc.qp = qa;
-	xqp_qp *qb = qp(b, XQP_QPT_RC);
-	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb));
-	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa));
 	ASSERT_EQ(xqp_req_notify_cq(cq, XQP_CQ_NEXT_COMP), 0);
 	xqp_sge s = a.sge(0, 8);
 	xqp_send_wr w = wr(XQP_WR_RDMA_WRITE, &s, 1, 1);
@@ -994,25 +981,12 @@ struct DestroyOnComp {
 TEST_F(Traffic, CompletionHandlerRunsInAContextOfItsOwn)
 {
 	DestroyOnComp d;
-	xqp_cq_init_attr ca = {};
-	ca.cqe = 16;
-	ca.comp_handler = DestroyOnComp::comp;
-	ca.cq_context = &d;
-	xqp_cq *cq = xqp_create_cq_attr(a.dev, &ca);
-	ASSERT_FALSE(xqp_is_err(cq));
-	xqp_qp_init_attr init = {};
-	init.qp_type = XQP_QPT_RC;
-	init.send_cq = a.scq;
-	init.recv_cq = cq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.sq_sig_type = XQP_SIGNAL_ALL_WR;
-	xqp_qp *qa = xqp_create_qp_user(a.dev, a.pd, &init, nullptr, nullptr, "test");
-	ASSERT_FALSE(xqp_is_err(qa));
+	xqp_cq *cq = cq_calling(DestroyOnComp::comp, &d);
+	ASSERT_TRUE(cq);
+	xqp_qp *qb;
+	xqp_qp *qa = rc_on_cqs(a.scq, cq, XQP_SIGNAL_ALL_WR, &qb);
+	ASSERT_TRUE(qa);
 	d.qp = qa;
-	xqp_qp *qb = qp(b, XQP_QPT_RC);
-	connect_qp(qa, XQP_QPT_RC, lid(b), xqp_qp_num(qb));
-	connect_qp(qb, XQP_QPT_RC, lid(a), xqp_qp_num(qa));
 	ASSERT_EQ(post_recv(qa, 1, a.sge(0, 64)), 0);
 	ASSERT_EQ(xqp_req_notify_cq(cq, XQP_CQ_NEXT_COMP), 0);
 	d.poster = std::this_thread::get_id();
@@ -1030,6 +1004,8 @@ TEST_F(Traffic, CompletionHandlerRunsInAContextOfItsOwn)
 	EXPECT_EQ(xqp_poll_cq(cq, 1, &wc), 1);	/* the receive, before the QP went */
 	EXPECT_EQ(xqp_destroy_cq(cq), 0);
 
+	xqp_cq_init_attr ca = {};
+	ca.cqe = 16;
 	ca.flags = 0x2;	/* no such flag */
 	EXPECT_EQ(xqp_ptr_err(xqp_create_cq_attr(a.dev, &ca)), -XQP_EINVAL);
 }

@@ -113,6 +113,19 @@ protected:
 		ASSERT_EQ(poll_n(b_.rcq, 1).size(), 1u);
 		ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
 	}
+	/* @n READs of @len bytes from qa, b's buffer into a's, wr_id 0..n-1. */
+	void post_reads(xqp_qp *qa, u32 len, u32 n)
+	{
+		for (u32 i = 0; i < n; i++) {
+			xqp_sge s = a_.sge(i * len, len);
+			xqp_send_wr w = send_wr(&s);
+			w.opcode = XQP_WR_RDMA_READ;
+			w.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(b_.buf.data()) + i * len;
+			w.wr.rdma.rkey = xqp_mr_rkey(b_.mr);
+			w.wr_id = i;
+			ASSERT_EQ(post_send(qa, w), 0);
+		}
+	}
 	static void fill(Node &n, size_t off, size_t len, unsigned seed)
 	{
 		for (size_t i = 0; i < len; i++)
@@ -431,14 +444,7 @@ TEST_F(WireTransport, ReadsInFlightTogetherAllComplete)
 	fill(b_, 0, len * n, 9);
 	for (u32 round = 0; round < 3; round++) {
 		std::memset(a_.buf.data(), 0, len * n);
-		for (u32 i = 0; i < n; i++) {
-			xqp_sge s = a_.sge(i * len, len);
-			xqp_send_wr w = rdma_wr(XQP_WR_RDMA_READ, &s,
-						reinterpret_cast<uintptr_t>(b_.buf.data()) + i * len,
-						xqp_mr_rkey(b_.mr));
-			w.wr_id = i;
-			ASSERT_EQ(post_send(qa, w), 0);
-		}
+		post_reads(qa, len, n);
 		auto sc = poll_n(a_.scq, n);
 		ASSERT_EQ(sc.size(), n) << "round " << round;
 		for (u32 i = 0; i < n; i++) {
@@ -469,14 +475,7 @@ TEST_F(WireTransport, ReadsAndSendsSurviveLoss)
 		std::memset(a_.buf.data(), 0, len * n);
 		fill(a_, 600000, 5000, round);
 		ASSERT_EQ(post_recv(qb, 100 + round, b_.sge(700000, 8192)), 0);
-		for (u32 i = 0; i < n; i++) {
-			xqp_sge s = a_.sge(i * len, len);
-			xqp_send_wr w = rdma_wr(XQP_WR_RDMA_READ, &s,
-						reinterpret_cast<uintptr_t>(b_.buf.data()) + i * len,
-						xqp_mr_rkey(b_.mr));
-			w.wr_id = i;
-			ASSERT_EQ(post_send(qa, w), 0);
-		}
+		post_reads(qa, len, n);
 		xqp_sge s = a_.sge(600000, 5000);
 		xqp_send_wr w = send_wr(&s);
 		w.wr_id = n;
@@ -550,14 +549,7 @@ TEST_F(WireTransport, AReadResponseLostBehindReadsIsAskedAgainAtOnce)
 		std::memset(a_.buf.data(), 0, len * n);
 		/* a middle packet of READ 0, 1, 2, 3 by round */
 		xqp_host_wire_drop_one(SOFT_OP_RC | SOFT_OP_READ_RESPONSE_MIDDLE, round * 18 + 5);
-		for (u32 i = 0; i < n; i++) {
-			xqp_sge s = a_.sge(i * len, len);
-			xqp_send_wr w = rdma_wr(XQP_WR_RDMA_READ, &s,
-						reinterpret_cast<uintptr_t>(b_.buf.data()) + i * len,
-						xqp_mr_rkey(b_.mr));
-			w.wr_id = i;
-			ASSERT_EQ(post_send(qa, w), 0);
-		}
+		post_reads(qa, len, n);
 		auto sc = poll_n(a_.scq, n, 2500);	/* well within one timeout */
 		ASSERT_EQ(sc.size(), n) << "round " << round;
 		for (u32 i = 0; i < n; i++) {

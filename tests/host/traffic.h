@@ -281,6 +281,39 @@ protected:
 			srqs_.push_back(s);
 		return s;
 	}
+	/* A CQ of a's (16 entries) whose completion handler is @comp(@ctx). */
+	xqp_cq *cq_calling(xqp_comp_handler_t comp, void *ctx)
+	{
+		xqp_cq_init_attr ca = {};
+		ca.cqe = 16;
+		ca.comp_handler = comp;
+		ca.cq_context = ctx;
+		xqp_cq *cq = xqp_create_cq_attr(a.dev, &ca);
+		EXPECT_FALSE(xqp_is_err(cq));
+		return xqp_is_err(cq) ? nullptr : cq;
+	}
+	/*
+	 * An RC QP of a's on CQs @scq and @rcq (4 WRs, 1 SGE), connected to a new
+	 * QP of b's (*@peer); the caller destroys the first.
+	 */
+	xqp_qp *rc_on_cqs(xqp_cq *scq, xqp_cq *rcq, xqp_sig_type sig, xqp_qp **peer)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = XQP_QPT_RC;
+		init.send_cq = scq;
+		init.recv_cq = rcq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+		init.sq_sig_type = sig;
+		xqp_qp *q = xqp_create_qp_user(a.dev, a.pd, &init, nullptr, nullptr, "test");
+		EXPECT_FALSE(xqp_is_err(q));
+		if (xqp_is_err(q))
+			return nullptr;
+		*peer = qp(b, XQP_QPT_RC);
+		connect_qp(q, XQP_QPT_RC, lid(b), xqp_qp_num(*peer));
+		connect_qp(*peer, XQP_QPT_RC, lid(a), xqp_qp_num(q));
+		return q;
+	}
 	void forget(xqp_qp *q)
 	{
 		for (auto it = qps_.begin(); it != qps_.end(); ++it)
