@@ -27,7 +27,9 @@
  * Deterministic runs: a WR posted from a context that may sleep (the KUnit
  * kthread) executes in the poster, completions included
  * (docs/datapath.md): when post_send returns, its completions are queued
- * and its data moved, so a poll step polls once and waits for nothing, and
+ * and its data moved, so a poll step polls once and waits for nothing
+ * (completion handlers run from their CQ's work item: the observation
+ * waits for the work queue before it counts their calls), and
  * every allocation the execution makes is the task's, where fail-nth sees
  * it. Receives are posted before the sends that need them, and the
  * requesters of the first three programs retry nothing (rnr_retry 0,
@@ -60,6 +62,7 @@
 #include <linux/string.h>
 
 #include "fault_sweep.h"
+#include "xqp/seam.h"
 
 #define FT_BUF		4096	/* each device's registered buffer */
 #define FT_NC		2	/* CQs: 0 on A, 1 on B */
@@ -797,6 +800,7 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 	struct xqp_soft_counts c;
 	int d, k;
 
+	xqp_work_flush_all();	/* the completion handlers owed have run */
 	for (d = 0; d < 2; d++) {
 		xqp_soft_counts(t->soft[d], &c);
 		o->drv[d][0] = c.pd;
