@@ -305,6 +305,8 @@ struct soft_wire_req {
 	xqp_u8 dead;			/* destroyed: no timer, no packet */
 	xqp_u8 rnr_wait;		/* sending waits for the RNR timer */
 	xqp_u8 read_reasked;		/* the head READ or atomic asked again */
+	xqp_u8 went_back;		/* sent again from back_psn, no progress since */
+	xqp_u32 back_psn;
 	struct xqp_work timer;		/* retransmission and RNR timer */
 	struct soft_seg *seg;		/* responses' SGEs (max_send_sge + 1) */
 };

@@ -193,9 +193,14 @@ static void soft_ack_nak(struct soft_qp *qp, const struct soft_pkt *p, unsigned 
 	if ((p->syndrome & 0x1f) == SOFT_NAK_PSN_SEQ_ERR) {
 		/*
 		 * Sending again from there is what it asks: once. After an RNR
-		 * NAK the rest of that message arrives out of sequence too.
+		 * NAK the rest of that message arrives out of sequence too, and
+		 * its NAK may come after the RNR wait ended (10 us at
+		 * min_rnr_timer 1): sent again from there already, with nothing
+		 * acknowledged since, it asks for nothing new (it took a retry
+		 * each time, and ran a SEND out of them while its receive came).
 		 */
-		if (qp->wreq.rnr_wait || qp->wreq.tx_psn == p->psn) {
+		if (qp->wreq.rnr_wait || qp->wreq.tx_psn == p->psn ||
+		    (qp->wreq.went_back && qp->wreq.back_psn == p->psn)) {
 			xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 			return;
 		}

@@ -494,6 +494,8 @@ void soft_wire_rewind(struct soft_qp *qp, xqp_u32 psn)
 			rq->rd_out++;	/* before it: still outstanding */
 	}
 	rq->since_ackreq = 0;
+	rq->went_back = 1;
+	rq->back_psn = psn;
 }
 
 /* Starts the retry budgets afresh (progress was made). Caller holds sq.lock. */
@@ -501,6 +503,7 @@ void soft_wire_progress(struct soft_qp *qp)
 {
 	qp->wreq.retry_left = -1;
 	qp->wreq.rnr_left = -1;
+	qp->wreq.went_back = 0;
 }
 
 /*
@@ -705,6 +708,7 @@ void soft_wire_reset(struct soft_qp *qp)
 	qp->wreq.rd_out = 0;
 	qp->wreq.rnr_wait = 0;
 	qp->wreq.read_reasked = 0;
+	qp->wreq.went_back = 0;
 	qp->wreq.since_ackreq = 0;
 	qp->wreq.retry_left = -1;
 	qp->wreq.rnr_left = -1;
