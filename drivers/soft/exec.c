@@ -374,18 +374,16 @@ static void soft_do_send(struct soft_xfer *x)
 	xqp_u32 grh = soft_is_ud(x->dst->type) ? SOFT_GRH_SIZE : 0;
 	/* the bytes written: the GRH's room too when it carries one */
 	xqp_u32 from = grh && x->av->is_global ? 0 : grh;
+	int st;
 
 	if (!soft_take(x))
 		return;
-	if (soft_sges_len(r->sge, r->num_sge) < (xqp_u64)x->w->length + grh) {
-		soft_recv_complete(x, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0);
-		soft_resp_error(x, -1, XQP_WC_REM_INV_REQ_ERR);
-		return;
-	}
-	if (soft_recv_range_get(rsoft, x->pd, r->sge, r->num_sge, from,
-				(xqp_u64)x->w->length + grh - from, rseg) != XQP_WC_SUCCESS) {
-		soft_recv_complete(x, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0);
-		soft_resp_error(x, -1, XQP_WC_REM_OP_ERR);
+	st = soft_recv_range_get(rsoft, x->pd, r->sge, r->num_sge, from,
+				 (xqp_u64)x->w->length + grh - from, rseg);
+	if (st != XQP_WC_SUCCESS) {
+		soft_recv_complete(x, st, XQP_WC_RECV, 0);
+		soft_resp_error(x, -1, st == XQP_WC_LOC_LEN_ERR ? XQP_WC_REM_INV_REQ_ERR :
+				 XQP_WC_REM_OP_ERR);
 		return;
 	}
 	if (!from && grh) {

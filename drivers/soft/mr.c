@@ -146,22 +146,16 @@ int soft_sges_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 	return XQP_WC_SUCCESS;
 }
 
-xqp_u64 soft_sges_len(const struct xqp_sge *sge, xqp_u32 n)
-{
-	xqp_u64 total = 0;
-	xqp_u32 i;
-
-	for (i = 0; i < n; i++)
-		total += sge[i].length;
-	return total;
-}
-
 int soft_recv_range_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 			xqp_u32 n, xqp_u64 off, xqp_u64 len, struct soft_seg *seg)
 {
-	xqp_u64 pos = 0, end = off + len;
+	xqp_u64 pos = 0, room = 0, end = off + len;
 	xqp_u32 i;
 
+	for (i = 0; i < n; i++)
+		room += sge[i].length;
+	if (room < end)
+		return XQP_WC_LOC_LEN_ERR;
 	for (i = 0; i < n; pos += sge[i].length, i++) {
 		xqp_u64 from = off > pos ? off : pos;
 		xqp_u64 to = end < pos + sge[i].length ? end : pos + sge[i].length;

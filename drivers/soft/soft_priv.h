@@ -440,15 +440,14 @@ struct soft_seg {
  */
 int soft_sges_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 		  xqp_u32 n, int access, struct soft_seg *seg, xqp_u64 *total);
-/* The total length of @n SGEs (a receive WQE's room). */
-xqp_u64 soft_sges_len(const struct xqp_sge *sge, xqp_u32 n);
 /*
  * Resolves bytes [@off, @off + @len) of a receive WQE's @n SGEs into @seg
  * (@n entries, one per SGE, empty where no byte of the range falls), with
  * access LOCAL_WRITE in @pd: only the bytes a message writes, as rxe and
  * hardware check a receive (an SGE past its MR, or one no byte reaches,
- * is no error). The caller has checked the range against the room.
- * Return: XQP_WC_SUCCESS or LOC_PROT_ERR; nothing held on error.
+ * is no error).
+ * Return: XQP_WC_SUCCESS; LOC_LEN_ERR when the range ends past the WQE's
+ * SGEs (no MR looked at); LOC_PROT_ERR; nothing held on error.
  */
 int soft_recv_range_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 			xqp_u32 n, xqp_u64 off, xqp_u64 len, struct soft_seg *seg);

@@ -84,6 +84,7 @@ static void soft_resp_ud(struct soft_qp *qp, struct soft_rx *rx)
 	xqp_u8 grh[SOFT_GRH_SIZE];
 	unsigned long flags;
 	xqp_u32 qkey;
+	int st;
 
 	flags = xqp_spin_lock_irqsave(&qp->lock);
 	qkey = qp->attr.qkey;
@@ -97,13 +98,10 @@ static void soft_resp_ud(struct soft_qp *qp, struct soft_rx *rx)
 	flags = xqp_spin_lock_irqsave(&r->lock);
 	if (!soft_take_recv(qp, qp->srq, r->rwqe))
 		goto out;	/* no receive WQE: UD drops */
-	if (soft_sges_len(r->rwqe->sge, r->rwqe->num_sge) < (xqp_u64)p->payload_len + SOFT_GRH_SIZE) {
-		soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0, p, 0, 0);
-		goto out;
-	}
-	if (soft_recv_range_get(soft, qp->pd, r->rwqe->sge, r->rwqe->num_sge, 0,
-				(xqp_u64)p->payload_len + SOFT_GRH_SIZE, r->seg) != XQP_WC_SUCCESS) {
-		soft_resp_recv_wc(qp, qp->recv_cq, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0, p, 0, 0);
+	st = soft_recv_range_get(soft, qp->pd, r->rwqe->sge, r->rwqe->num_sge, 0,
+				 (xqp_u64)p->payload_len + SOFT_GRH_SIZE, r->seg);
+	if (st != XQP_WC_SUCCESS) {
+		soft_resp_recv_wc(qp, qp->recv_cq, st, XQP_WC_RECV, 0, p, 0, 0);
 		goto out;
 	}
 	soft_resp_grh(rx, grh);
@@ -190,7 +188,7 @@ static enum soft_resp_outcome soft_resp_send(struct soft_resp_ctx *c)
 	struct soft_wire_resp *r = qp->wresp;
 	struct soft_pkt *p = &c->rx->pkt;
 	struct soft_seg src = { .buf = (char *)c->rx->payload, .length = p->payload_len };
-	int rc = qp->type != XQP_QPT_UC;
+	int rc = qp->type != XQP_QPT_UC, st;
 
 	if (p->mask & SOFT_OPF_FIRST) {
 		if (!r->have_rwqe) {
@@ -201,21 +199,16 @@ static enum soft_resp_outcome soft_resp_send(struct soft_resp_ctx *c)
 		r->offset = 0;
 		r->msg = SOFT_OPF_SEND;
 	}
-	if (soft_sges_len(r->rwqe->sge, r->rwqe->num_sge) < (xqp_u64)r->offset + p->payload_len) {
-		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_LOC_LEN_ERR, XQP_WC_RECV, 0, p,
-				  c->dest_qp, 0);
-		r->have_rwqe = 0;
-		r->msg = 0;
-		return rc ? SOFT_RESP_INVALID : SOFT_RESP_DROP;
-	}
 	/* only what this packet writes is looked at (as rxe) */
-	if (soft_recv_range_get(qp->obj.soft, c->pd, r->rwqe->sge, r->rwqe->num_sge, r->offset,
-				p->payload_len, r->seg) != XQP_WC_SUCCESS) {
-		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_LOC_PROT_ERR, XQP_WC_RECV, 0, p,
-				  c->dest_qp, 0);
+	st = soft_recv_range_get(qp->obj.soft, c->pd, r->rwqe->sge, r->rwqe->num_sge, r->offset,
+				 p->payload_len, r->seg);
+	if (st != XQP_WC_SUCCESS) {
+		soft_resp_recv_wc(qp, c->recv_cq, st, XQP_WC_RECV, 0, p, c->dest_qp, 0);
 		r->have_rwqe = 0;
 		r->msg = 0;
-		return rc ? SOFT_RESP_OPERR : SOFT_RESP_DROP;
+		if (!rc)
+			return SOFT_RESP_DROP;
+		return st == XQP_WC_LOC_LEN_ERR ? SOFT_RESP_INVALID : SOFT_RESP_OPERR;
 	}
 	soft_segs_copy(r->seg, r->rwqe->num_sge, &src, 1, p->payload_len);
 	soft_segs_put(r->seg, r->rwqe->num_sge);

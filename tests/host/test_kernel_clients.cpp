@@ -111,12 +111,7 @@ TEST_F(KernelClients, GsiToGsiThroughTheDmaMr)
 	for (size_t i = 0; i < mad.size(); i++)
 		mad[i] = static_cast<char>(i * 7);
 	xqp_sge rs = {reinterpret_cast<xqp_uintptr_t>(rbuf.data()), 40 + 256, xqp_mr_lkey(dma_b)};
-	xqp_recv_wr rw = {};
-	rw.wr_id = 9;
-	rw.sg_list = &rs;
-	rw.num_sge = 1;
-	const xqp_recv_wr *rbad = nullptr;
-	ASSERT_EQ(xqp_post_recv(gb, &rw, &rbad), 0);
+	ASSERT_EQ(post_recv(gb, 9, rs), 0);
 	xqp_ah *ah = ah_to(b);
 	ASSERT_FALSE(xqp_is_err(ah));
 	/* two SGEs, as ib_mad sends header and payload */

@@ -328,13 +328,7 @@ TEST_F(Traffic, ReceiveIsCheckedWhereTheMessageWrites)
 		};
 		std::memset(a.buf.data(), 0x5a, 64);
 		/* one SGE: its last 4 KiB are past the MR's end (65536) */
-		xqp_sge r = b.sge(65536 - 1024, 4096 + 1024);
-		xqp_recv_wr rw = {};
-		rw.wr_id = 1;
-		rw.sg_list = &r;
-		rw.num_sge = 1;
-		const xqp_recv_wr *bad = nullptr;
-		ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+		ASSERT_EQ(post_recv(qb, 1, b.sge(65536 - 1024, 4096 + 1024)), 0);
 		send(8, 1);
 		auto c = poll_n(b.rcq, 1);
 		ASSERT_EQ(c.size(), 1u);
@@ -345,12 +339,8 @@ TEST_F(Traffic, ReceiveIsCheckedWhereTheMessageWrites)
 		/* two SGEs, the second with no MR: unread by 16 bytes, read by 600 */
 		xqp_sge two[2] = { b.sge(0, 512 + grh), b.sge(1024, 512) };
 		two[1].lkey ^= 0x100;
-		rw.sg_list = two;
-		rw.num_sge = 2;
-		for (xqp_u64 id : { 2, 3 }) {
-			rw.wr_id = id;
-			ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
-		}
+		for (xqp_u64 id : { 2, 3 })
+			ASSERT_EQ(post_recv(qb, id, two, 2), 0);
 		send(16, 2);
 		c = poll_n(b.rcq, 1);
 		ASSERT_EQ(c.size(), 1u);

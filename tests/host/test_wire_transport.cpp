@@ -573,21 +573,11 @@ TEST_F(WireTransport, ReceiveIsCheckedWhereEachPacketWrites)
 	rc_pair(&qa, &qb);
 	const size_t end = 1 << 20;	/* b's MR */
 	fill(a_, 0, 20000, 6);
-	xqp_sge past = b_.sge(end - 1024, 8192);
-	xqp_recv_wr rw = {};
-	rw.wr_id = 1;
-	rw.sg_list = &past;
-	rw.num_sge = 1;
-	const xqp_recv_wr *bad = nullptr;
-	ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
+	ASSERT_EQ(post_recv(qb, 1, b_.sge(end - 1024, 8192)), 0);
 	xqp_sge two[2] = { b_.sge(0, 12288), b_.sge(16384, 8192) };
 	two[1].lkey ^= 0x100;	/* no such MR */
-	rw.sg_list = two;
-	rw.num_sge = 2;
-	for (xqp_u64 id : { 2, 3 }) {
-		rw.wr_id = id;
-		ASSERT_EQ(xqp_post_recv(qb, &rw, &bad), 0);
-	}
+	for (xqp_u64 id : { 2, 3 })
+		ASSERT_EQ(post_recv(qb, id, two, 2), 0);
 	for (u32 len : { 8u, 12288u, 14000u }) {
 		xqp_sge s = a_.sge(0, len);
 		xqp_send_wr w = send_wr(&s);

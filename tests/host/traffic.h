@@ -170,14 +170,20 @@ inline void connect_qp(xqp_qp *qp, xqp_qp_type type, xqp_u16 dlid, u32 dqpn,
 	ASSERT_EQ(modify(qp, a, mask), 0);
 }
 
-inline int post_recv(xqp_qp *qp, xqp_u64 id, xqp_sge s)
+/* One receive WR of @n SGEs at @sg. */
+inline int post_recv(xqp_qp *qp, xqp_u64 id, xqp_sge *sg, int n)
 {
 	xqp_recv_wr wr = {};
 	wr.wr_id = id;
-	wr.sg_list = &s;
-	wr.num_sge = 1;
+	wr.sg_list = sg;
+	wr.num_sge = n;
 	const xqp_recv_wr *bad = nullptr;
 	return xqp_post_recv(qp, &wr, &bad);
+}
+
+inline int post_recv(xqp_qp *qp, xqp_u64 id, xqp_sge s)
+{
+	return post_recv(qp, id, &s, 1);
 }
 
 inline int post_srq_recv(xqp_srq *srq, xqp_u64 id, xqp_sge s)
