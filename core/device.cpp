@@ -133,7 +133,7 @@ static void detach_strays(xqp_device *dev, xqp_device_objects &objs)
 
 /*
  * Detach every driver object, dependents first: QPs (the XRC_TGT ones through
- * their XRCD tables, and the strays), SRQs, MRs, CQs, XRCDs, PDs (AHs have
+ * their XRCD tables, and the strays), SRQs, MWs, MRs, CQs, XRCDs, PDs (AHs have
  * no driver side). The core objects stay allocated for their owners, whose
  * later calls get -EIO, and whose destroy/close/dealloc frees them (strays
  * have no owner: they are freed here). The caller guarantees no verb runs
@@ -148,6 +148,7 @@ static void detach_all(xqp_device *dev)
 	objs->xrcds.for_each([&](ListNode *n) { detach_xrc_tgt(dev, from_dev_node<xqp_xrcd>(n)); });
 	detach_strays(dev, *objs);
 	detach_list<xqp_srq>(dev, objs->srqs, ops->destroy_srq);
+	detach_list<xqp_mw>(dev, objs->mws, ops->dealloc_mw);	/* before their MRs */
 	detach_mrs(dev, objs->mrs);
 	detach_list<xqp_cq>(dev, objs->cqs, ops->destroy_cq);
 	detach_list<xqp_xrcd>(dev, objs->xrcds, ops->dealloc_xrcd);

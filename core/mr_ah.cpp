@@ -11,7 +11,8 @@ using namespace xqp;
 namespace {
 
 constexpr int kAccessKnown = XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_REMOTE_WRITE |
-			     XQP_ACCESS_REMOTE_READ | XQP_ACCESS_REMOTE_ATOMIC;
+			     XQP_ACCESS_REMOTE_READ | XQP_ACCESS_REMOTE_ATOMIC |
+			     XQP_ACCESS_MW_BIND;
 
 /* Kernel memory: one contiguous, always-mapped buffer. */
 struct KernelMem : Allocated {

@@ -43,7 +43,7 @@ struct xqp_qp {
  * when their XRCD is deallocated and at unregistration.
  */
 struct xqp_device_objects {
-	xqp::RcuList pds, cqs, srqs, xrcds, qps, mrs, ahs, strays;
+	xqp::RcuList pds, cqs, srqs, xrcds, qps, mrs, mws, ahs, strays;
 	xqp::u32 count;
 	xqp::u32 last_res_id;	/* res.cpp: ids given by track(), increasing */
 };
@@ -145,6 +145,14 @@ struct xqp_mr : xqp::Allocated, xqp::Pinned {
 	xqp_mem *mem;		/* released once off the device's list; null after detach */
 	xqp::u32 lkey;
 	xqp::u32 rkey;
+};
+
+/* A memory window: the driver keeps its state; the core, its PD. */
+struct xqp_mw : xqp::Allocated, xqp::Pinned {
+	xqp::Tracked t;
+	xqp_pd *pd;
+	xqp::u32 rkey;		/* as allocated */
+	enum xqp_mw_type type;
 };
 
 /*

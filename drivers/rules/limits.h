@@ -33,8 +33,11 @@
 #define XQP_RULES_PAGE_SIZE_CAP		0xfffff000U
 #define XQP_RULES_MAX_MR_SIZE		(~0ULL)
 #define XQP_RULES_SGE_SIZE		16		/* sizeof(struct ib_sge) */
-/* Access flags a QP may have: local write, remote write, read, atomic. */
-#define XQP_RULES_ACCESS_SUPPORTED	0xfU
+/*
+ * Access flags a QP may have: local write, remote write, read, atomic, and
+ * MW bind (rxe takes it; binding needs no QP flag on either device).
+ */
+#define XQP_RULES_ACCESS_SUPPORTED	0x1fU
 /* IB_MTU_256 .. IB_MTU_4096; IB_MIG_ARMED, the highest path migration state. */
 #define XQP_RULES_MTU_MIN		1
 #define XQP_RULES_MTU_MAX		5
@@ -63,6 +66,7 @@ struct xqp_rules_limits {
 	xqp_u16 max_pkeys;		/* pkey_index < max_pkeys */
 	xqp_u32 max_mr;
 	xqp_u32 max_ah;			/* the core enforces it */
+	xqp_u32 max_mw;			/* the soft device's (the reference has none) */
 };
 
 /*
@@ -74,7 +78,8 @@ struct xqp_rules_limits {
 /*
  * The defaults, rxe's where rxe has one: 2^24 - 2 QPs, 16384 WRs per queue,
  * 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA reads and
- * atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs, MRs and AHs.
+ * atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs, MRs, AHs and
+ * memory windows (MRs and windows share the 24-bit key index).
  */
 #define XQP_RULES_DEFAULT_LIMITS {			\
 	.max_qp			= XQP_RULES_MAX_QP,	\
@@ -93,6 +98,7 @@ struct xqp_rules_limits {
 	.max_pkeys		= 64,			\
 	.max_mr			= 1U << 20,		\
 	.max_ah			= 1U << 20,		\
+	.max_mw			= 1U << 20,		\
 }
 
 /* Can a device be built with @lim? (numbers are 24 bits; cqe is an int) */
@@ -101,7 +107,8 @@ static inline int xqp_rules_limits_ok(const struct xqp_rules_limits *lim)
 	return lim->max_qp <= XQP_RULES_MAX_QP &&
 	       lim->max_sge <= XQP_RULES_MAX_SGE && lim->max_srq_sge <= XQP_RULES_MAX_SGE &&
 	       lim->max_srq <= XQP_RULES_NUM_MASK &&
-	       lim->max_mr <= XQP_RULES_NUM_MASK &&
+	       lim->max_mr <= XQP_RULES_NUM_MASK && lim->max_mw <= XQP_RULES_NUM_MASK &&
+	       lim->max_mr + lim->max_mw <= XQP_RULES_NUM_MASK &&
 	       lim->max_cqe <= 0x7fffffffU;
 }
 

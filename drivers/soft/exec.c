@@ -275,15 +275,16 @@ static void soft_recv_complete(struct soft_xfer *x, int status, int opcode,
 	const struct soft_swqe *w = x->w;
 	int imm = w->opcode == XQP_WR_SEND_WITH_IMM ||
 		  w->opcode == XQP_WR_RDMA_WRITE_WITH_IMM;
+	int inv = w->opcode == XQP_WR_SEND_WITH_INV && status == XQP_WC_SUCCESS;
 	struct xqp_wc wc = {
 		.wr_id = x->qp->rscratch->wr_id,
 		.status = (enum xqp_wc_status)status,
 		.opcode = (enum xqp_wc_opcode)opcode,
 		.byte_len = status == XQP_WC_SUCCESS ? byte_len : 0,
-		.imm_data = imm ? w->imm_data : 0,
+		.imm_data = imm || inv ? w->imm_data : 0,	/* or the rkey invalidated */
 		.qp_num = x->dst->qp_num,
 		.src_qp = x->qp->qp_num,
-		.wc_flags = (imm ? XQP_WC_WITH_IMM : 0) |
+		.wc_flags = (imm ? XQP_WC_WITH_IMM : 0) | (inv ? XQP_WC_WITH_INVALIDATE : 0) |
 			    (soft_is_ud(x->dst->type) && x->av->is_global ? XQP_WC_GRH : 0),
 		.slid = x->qp->obj.soft->link ? 0 : x->qp->obj.soft->lid,	/* RoCE: none */
 		.sl = x->av->sl,
@@ -395,16 +396,23 @@ static void soft_do_send(struct soft_xfer *x)
 		soft_segs_skip(rseg, r->num_sge, grh);
 	}
 	soft_segs_copy(rseg, r->num_sge, x->qp->lseg, x->nl, x->w->length);
+	soft_segs_put(rseg, r->num_sge);
+	if (x->w->opcode == XQP_WR_SEND_WITH_INV &&
+	    soft_mw_invalidate(rsoft, x->pd, x->dst->qp_num, x->w->imm_data)) {
+		/* rxe's class J: the receive fails, the responder errs */
+		soft_recv_complete(x, XQP_WC_REM_INV_REQ_ERR, XQP_WC_RECV, 0);
+		soft_resp_error(x, XQP_EVENT_QP_REQ_ERR, XQP_WC_REM_INV_REQ_ERR);
+		return;
+	}
 	soft_recv_complete(x, XQP_WC_SUCCESS, XQP_WC_RECV, x->w->length + grh);
 	soft_fail(x, XQP_WC_SUCCESS);
-	soft_segs_put(rseg, r->num_sge);
 }
 
 /* The remote range of an RDMA or atomic WQE, with the QP's and MR's access. */
 static int soft_remote(struct soft_xfer *x, int access, xqp_u32 len)
 {
 	if (!(x->ra.access & (xqp_u32)access) ||
-	    soft_rkey_get(x->dst->obj.soft, x->pd, x->w->rkey, x->w->remote_addr,
+	    soft_rkey_get(x->dst->obj.soft, x->pd, x->dst->qp_num, x->w->rkey, x->w->remote_addr,
 			  len, access, &x->qp->rseg[0]) != XQP_WC_SUCCESS) {
 		soft_resp_error(x, XQP_EVENT_QP_ACCESS_ERR, XQP_WC_REM_ACCESS_ERR);
 		return 0;
@@ -501,6 +509,7 @@ static void soft_respond(struct soft_xfer *x)
 	switch (x->w->opcode) {
 	case XQP_WR_SEND:
 	case XQP_WR_SEND_WITH_IMM:
+	case XQP_WR_SEND_WITH_INV:
 		soft_do_send(x);
 		break;
 	case XQP_WR_RDMA_WRITE:
@@ -643,6 +652,10 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 	int st, rd_credit;
 
 	res->byte_len = w->length;
+	if (soft_is_local_op(w->opcode)) {	/* in order: the WQEs before it are done */
+		soft_fail(&x, soft_mw_local_op(qp, w));
+		return;
+	}
 	if (soft_is_ud(qp->type)) {
 		av = w->ud_av;
 		dqpn = w->ud_qpn;
@@ -725,6 +738,9 @@ static const int soft_wc_opcode[] = {
 	[XQP_WR_RDMA_READ] = XQP_WC_RDMA_READ,
 	[XQP_WR_ATOMIC_CMP_AND_SWP] = XQP_WC_COMP_SWAP,
 	[XQP_WR_ATOMIC_FETCH_AND_ADD] = XQP_WC_FETCH_ADD,
+	[XQP_WR_LOCAL_INV] = XQP_WC_LOCAL_INV,
+	[XQP_WR_BIND_MW] = XQP_WC_BIND_MW,
+	[XQP_WR_SEND_WITH_INV] = XQP_WC_SEND,
 };
 
 /* The requester's completion: signaled WQEs, and every failed one. */

@@ -4,10 +4,12 @@
  *
  * An MR has one key for local and remote use (like rxe): its index in
  * soft->mrns shifted left by 8, plus a generation byte, so a key of a
- * deregistered MR does not name its successor at once. Users look an MR up
- * by key and hold a reference while they copy; dereg makes the key
- * unreachable first and then sleeps until those references drain, so the
- * memory is never touched after dereg_mr returns.
+ * deregistered MR does not name its successor at once. Memory windows take
+ * their keys from the same table (mw.c): a remote key names either. Users
+ * look an MR up by key and hold a reference while they copy; dereg makes
+ * the key unreachable first and then sleeps until those references drain,
+ * so the memory is never touched after dereg_mr returns. An MR with
+ * windows bound to it is not deregistered (-EINVAL, as rxe: IBA 10.6.7.2.6).
  *
  * Copying maps both sides a chunk at a time through the MR's struct
  * xqp_mem (kmap_local of pinned pages for user memory), never under a
@@ -15,19 +17,7 @@
  */
 #include "soft_priv.h"
 
-#define SOFT_KEY_SHIFT		8
 #define SOFT_COPY_RESCHED	(64U << 10)	/* a scheduling point this often */
-
-struct soft_mr {
-	struct soft_obj obj;
-	xqp_u32 key;
-	int access;
-	xqp_u64 iova;
-	xqp_u64 length;
-	void *pd;
-	struct xqp_mem *mem;
-	struct soft_refs refs;
-};
 
 int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
 		int access, void **drv_mr, xqp_u32 *lkey, xqp_u32 *rkey)
@@ -43,7 +33,7 @@ int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
 	mr = xqp_zalloc(sizeof(*mr), XQP_GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -XQP_ENOMEM;
-	mr->obj.soft = soft;
+	mr->k.obj.soft = soft;
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = mem->length;
@@ -56,11 +46,10 @@ int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
 		xqp_free(mr);
 		return err;
 	}
-	mr->key = (index << SOFT_KEY_SHIFT) |
-		  (__atomic_add_fetch(&soft->key_gen, 1, __ATOMIC_RELAXED) & 0xff);
+	mr->k.key = soft_key_make(soft, index);
 	*drv_mr = mr;
-	*lkey = mr->key;
-	*rkey = mr->key;
+	*lkey = mr->k.key;
+	*rkey = mr->k.key;
 	return 0;
 }
 
@@ -73,11 +62,34 @@ int soft_dereg_mr(void *drv, void *drv_mr)
 	err = soft_enter_obj(soft, XQP_SOFT_OP_DEREG_MR, mr);
 	if (err)
 		return err;
-	soft_numtab_delete(soft, &soft->mrns, &soft->counts.mr,
-			   mr->key >> SOFT_KEY_SHIFT);
+	/* not while windows are bound to it (they count under soft->lock) */
+	err = soft_numtab_delete_unused(soft, &soft->mrns, &soft->counts.mr,
+					mr->k.key >> SOFT_KEY_SHIFT, &mr->num_mw);
+	if (err)
+		return -XQP_EINVAL;
 	soft_refs_drain(&mr->refs);
 	xqp_free(mr);
 	return 0;
+}
+
+xqp_u32 soft_key_make(struct xqp_soft *soft, xqp_u32 index)
+{
+	return (index << SOFT_KEY_SHIFT) |
+	       (__atomic_add_fetch(&soft->key_gen, 1, __ATOMIC_RELAXED) & 0xff);
+}
+
+struct soft_keyed *soft_keyed_find(struct xqp_soft *soft, xqp_u32 key)
+{
+	struct soft_keyed *k = soft_numtab_lookup(&soft->mrns, key >> SOFT_KEY_SHIFT);
+
+	return k && k->key == key ? k : NULL;
+}
+
+struct soft_mr *soft_mr_find(struct xqp_soft *soft, xqp_u32 key)
+{
+	struct soft_keyed *k = soft_keyed_find(soft, key);
+
+	return k && !k->is_mw ? (struct soft_mr *)k : NULL;
 }
 
 /* The MR @key names on @soft, referenced; NULL if none. */
@@ -87,11 +99,9 @@ static struct soft_mr *soft_mr_get(struct xqp_soft *soft, xqp_u32 key)
 	unsigned long flags;
 
 	flags = xqp_spin_lock_irqsave(&soft->lock);
-	mr = soft_numtab_lookup(&soft->mrns, key >> SOFT_KEY_SHIFT);
-	if (mr && mr->key == key)
+	mr = soft_mr_find(soft, key);
+	if (mr)
 		soft_refs_get(&mr->refs);
-	else
-		mr = NULL;
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	return mr;
 }
@@ -172,14 +182,46 @@ int soft_recv_range_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *s
 	return XQP_WC_SUCCESS;
 }
 
-int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 rkey, xqp_u64 addr,
-		  xqp_u32 len, int access, struct soft_seg *seg)
+/*
+ * The MR behind @rkey for [*@addr, + @len) with @access, referenced, and
+ * *@mr_access: the access its MR must allow (a window's access is its own;
+ * *@addr becomes the MR's address for a window). NULL if none.
+ */
+static struct soft_mr *soft_rkey_mr(struct xqp_soft *soft, void *pd, xqp_u32 qpn,
+				    xqp_u32 rkey, xqp_u64 *addr, xqp_u32 len, int access,
+				    int *mr_access)
 {
+	struct soft_keyed *k;
+	struct soft_mr *mr;
+	unsigned long flags;
+
+	*mr_access = access;
+	flags = xqp_spin_lock_irqsave(&soft->lock);
+	k = soft_keyed_find(soft, rkey);
+	if (k && k->is_mw) {
+		mr = soft_mw_target(k, pd, qpn, addr, len, access);
+		*mr_access = 0;
+	} else {
+		mr = (struct soft_mr *)k;
+	}
+	if (mr)
+		soft_refs_get(&mr->refs);
+	xqp_spin_unlock_irqrestore(&soft->lock, flags);
+	return mr;
+}
+
+int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 qpn, xqp_u32 rkey,
+		  xqp_u64 addr, xqp_u32 len, int access, struct soft_seg *seg)
+{
+	struct soft_mr *mr;
+	int mr_access;
+
 	if (!len) {
 		*seg = (struct soft_seg){ .mr = NULL, .buf = NULL, .length = 0 };
 		return XQP_WC_SUCCESS;
 	}
-	if (!soft_seg_set(soft_mr_get(soft, rkey), pd, addr, len, access, seg))
+	mr = soft_rkey_mr(soft, pd, qpn, rkey, &addr, len, access, &mr_access);
+	if (!soft_seg_set(mr, pd, addr, len, mr_access, seg))
 		return XQP_WC_REM_ACCESS_ERR;
 	return XQP_WC_SUCCESS;
 }

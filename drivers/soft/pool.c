@@ -273,19 +273,30 @@ int soft_numtab_insert_at(struct xqp_soft *soft, struct soft_numtab *tab,
 	return soft_numtab_add(soft, tab, count, max, obj, &num, 1);
 }
 
-void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
-			xqp_u32 *count, xqp_u32 num)
+int soft_numtab_delete_unused(struct xqp_soft *soft, struct soft_numtab *tab,
+			      xqp_u32 *count, xqp_u32 num, const xqp_u32 *users)
 {
 	struct soft_leaf *leaf;
 	unsigned long flags;
 
 	flags = xqp_spin_lock_irqsave(&soft->lock);
+	if (users && *users) {
+		xqp_spin_unlock_irqrestore(&soft->lock, flags);
+		return -XQP_EBUSY;
+	}
 	leaf = soft_numtab_remove(tab, num);
 	XQP_WARN_ON(!*count);
 	(*count)--;
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	if (leaf)
 		xqp_free(leaf);
+	return 0;
+}
+
+void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
+			xqp_u32 *count, xqp_u32 num)
+{
+	soft_numtab_delete_unused(soft, tab, count, num, (const xqp_u32 *)0);
 }
 
 /*

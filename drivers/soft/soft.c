@@ -52,7 +52,8 @@ static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 
 	*attr = (struct xqp_device_attr) {
 		XQP_RULES_DEVICE_ATTRS(lim),
-		.device_cap_flags	= XQP_DEVICE_XRC,
+		.device_cap_flags	= XQP_DEVICE_XRC | XQP_DEVICE_MEM_WINDOW |
+					  XQP_DEVICE_MEM_WINDOW_TYPE_2B,
 		.vendor_part_id		= 0,
 		.hw_ver			= 0,
 		.max_inline_data	= lim->max_inline,
@@ -61,6 +62,7 @@ static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 		.sys_image_guid		= soft->node_guid,
 		.phys_port_cnt		= SOFT_PORT_CNT,
 		.max_mr			= lim->max_mr,
+		.max_mw			= lim->max_mw,
 		.max_ah			= lim->max_ah,
 		.max_sge_rd		= lim->max_sge,
 		.max_res_rd_atom	= soft_res_rd_atom(lim),
@@ -144,6 +146,8 @@ static const struct xqp_device_ops soft_ops = {
 	.destroy_qp	= soft_destroy_qp,
 	.reg_mr		= soft_reg_mr,
 	.dereg_mr	= soft_dereg_mr,
+	.alloc_mw	= soft_alloc_mw,
+	.dealloc_mw	= soft_dealloc_mw,
 	.post_send	= soft_post_send,
 	.post_recv	= soft_post_recv,
 	.post_srq_recv	= soft_post_srq_recv,

@@ -43,6 +43,7 @@ struct xqp_soft_counts {
 	xqp_u32 srq;
 	xqp_u32 qp;
 	xqp_u32 mr;
+	xqp_u32 mw;
 };
 
 /*
@@ -81,7 +82,9 @@ struct xqp_soft_counts {
 	X(QUERY_SRQ, query_srq) \
 	X(QUERY_GID, query_gid) \
 	X(QUERY_PKEY, query_pkey) \
-	X(MODIFY_GID, modify_gid)
+	X(MODIFY_GID, modify_gid) \
+	X(ALLOC_MW, alloc_mw) \
+	X(DEALLOC_MW, dealloc_mw)
 
 enum xqp_soft_op {
 #define XQP_SOFT_OP_ENUM(NAME, name) XQP_SOFT_OP_##NAME,

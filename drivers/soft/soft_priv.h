@@ -50,6 +50,12 @@ static inline int soft_is_atomic(xqp_u32 opcode)
 }
 
 /* What takes a responder resource (max_dest_rd_atomic) and a requester's credit. */
+/* Executed by the send queue itself, no message: BIND_MW, LOCAL_INV. */
+static inline int soft_is_local_op(xqp_u32 opcode)
+{
+	return opcode == XQP_WR_BIND_MW || opcode == XQP_WR_LOCAL_INV;
+}
+
 static inline int soft_is_rd_atomic(xqp_u32 opcode)
 {
 	return opcode == XQP_WR_RDMA_READ || soft_is_atomic(opcode);
@@ -104,8 +110,9 @@ struct xqp_soft {
 	struct xqp_soft_counts counts;
 	struct soft_numtab qpns;
 	struct soft_numtab srqns;
-	struct soft_numtab mrns;	/* MR index = key >> 8 */
+	struct soft_numtab mrns;	/* MR and window index = key >> 8 */
 	xqp_u32 key_gen;		/* low byte of the next MR key */
+	xqp_u32 mw_serial;		/* the next window's (atomic) */
 	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
 
 	struct xqp_soft_wire_counts wire;	/* atomics (wire_*.c) */
@@ -222,6 +229,11 @@ struct soft_swqe {
 	xqp_u32 wire_psn;		/* on the wire: its first PSN, */
 	xqp_u32 wire_npsn;		/*   the PSNs it takes, */
 	xqp_u32 wire_got;		/*   READ response packets taken */
+	xqp_u32 bind_mw;		/* BIND_MW: the window's index, */
+	xqp_u32 bind_serial;		/*   its serial (mw.c), */
+	xqp_u32 bind_lkey;		/*   the MR, */
+	xqp_u32 bind_access;		/*   the access; rkey, remote_addr, */
+	xqp_u64 bind_len;		/*   the range's start and length */
 #if defined(__cplusplus) && defined(__clang__)
 /* host C++ (clang) reads the zero-size union below: C gives it size 0 */
 #pragma clang diagnostic push
@@ -363,6 +375,9 @@ int soft_numtab_insert(struct xqp_soft *soft, struct soft_numtab *tab,
 		       xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 *num);
 int soft_numtab_insert_at(struct xqp_soft *soft, struct soft_numtab *tab,
 			  xqp_u32 *count, xqp_u32 max, void *obj, xqp_u32 num);
+/* As soft_numtab_delete(), unless *@users (under soft->lock) is not 0: -EBUSY. */
+int soft_numtab_delete_unused(struct xqp_soft *soft, struct soft_numtab *tab,
+			      xqp_u32 *count, xqp_u32 num, const xqp_u32 *users);
 void soft_numtab_delete(struct xqp_soft *soft, struct soft_numtab *tab,
 			xqp_u32 *count, xqp_u32 num);
 void *soft_numtab_lookup(struct soft_numtab *tab, xqp_u32 num);
@@ -420,10 +435,35 @@ int soft_query_gid_entry(void *drv, xqp_u32 port, int index, struct xqp_gid_entr
 int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
 
 /* ---- mr.c ---- */
-struct soft_mr;
+#define SOFT_KEY_SHIFT		8	/* a key: its index in soft->mrns, a key byte */
+
+/* What a key in soft->mrns names: an MR, or a memory window (mw.c). */
+struct soft_keyed {
+	struct soft_obj obj;
+	xqp_u32 key;			/* a window's changes at bind: soft->lock */
+	xqp_u8 is_mw;
+};
+
+struct soft_mr {
+	struct soft_keyed k;
+	int access;
+	xqp_u64 iova;
+	xqp_u64 length;
+	void *pd;
+	struct xqp_mem *mem;
+	struct soft_refs refs;
+	xqp_u32 num_mw;			/* windows bound to it: soft->lock */
+};
+
 int soft_reg_mr(void *drv, void *drv_pd, struct xqp_mem *mem, xqp_u64 iova,
 		int access, void **drv_mr, xqp_u32 *lkey, xqp_u32 *rkey);
 int soft_dereg_mr(void *drv, void *drv_mr);
+/* A new key for index @index: a fresh key byte. */
+xqp_u32 soft_key_make(struct xqp_soft *soft, xqp_u32 index);
+/* What @key names (its key byte matching), or NULL. Caller holds soft->lock. */
+struct soft_keyed *soft_keyed_find(struct xqp_soft *soft, xqp_u32 key);
+/* The MR @key names, or NULL. Caller holds soft->lock. */
+struct soft_mr *soft_mr_find(struct xqp_soft *soft, xqp_u32 key);
 
 /* One resolved piece of a scatter/gather list. */
 struct soft_seg {
@@ -451,9 +491,41 @@ int soft_sges_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
  */
 int soft_recv_range_get(struct xqp_soft *soft, void *pd, const struct xqp_sge *sge,
 			xqp_u32 n, xqp_u64 off, xqp_u64 len, struct soft_seg *seg);
-/* One remote range by rkey; XQP_WC_SUCCESS or REM_ACCESS_ERR. */
-int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 rkey, xqp_u64 addr,
-		  xqp_u32 len, int access, struct soft_seg *seg);
+/*
+ * One remote range by rkey, an MR's or a window's, for the responder QP
+ * @qpn (a type 2 window is bound to one) of PD @pd.
+ * Return: XQP_WC_SUCCESS or REM_ACCESS_ERR.
+ */
+int soft_rkey_get(struct xqp_soft *soft, void *pd, xqp_u32 qpn, xqp_u32 rkey,
+		  xqp_u64 addr, xqp_u32 len, int access, struct soft_seg *seg);
+
+/* ---- mw.c ---- */
+int soft_alloc_mw(void *drv, void *drv_pd, enum xqp_mw_type type, void **drv_mw,
+		  xqp_u32 *rkey);
+int soft_dealloc_mw(void *drv, void *drv_mw);
+/*
+ * The MR under window @k for a remote access of [*@addr, + @len) with
+ * @access at QP @qpn of PD @pd, *@addr made the MR's address; NULL if the
+ * window refuses it. Caller holds soft->lock.
+ */
+struct soft_mr *soft_mw_target(struct soft_keyed *k, void *pd, xqp_u32 qpn,
+			       xqp_u64 *addr, xqp_u32 len, int access);
+/* Fills a BIND_MW WQE @w of @qp from @wr: 0, or -EINVAL (no window of this device). */
+int soft_mw_bind_post(struct soft_qp *qp, struct soft_swqe *w, const struct xqp_send_wr *wr);
+/*
+ * A BIND_MW or LOCAL_INV WQE of @qp, executed once the WQEs before it are:
+ * XQP_WC_SUCCESS, MW_BIND_ERR (a bind refused) or LOC_QP_OP_ERR (an
+ * invalidation refused, as rxe).
+ */
+int soft_mw_local_op(struct soft_qp *qp, const struct soft_swqe *w);
+/*
+ * Invalidates the type 2 window @rkey names, of PD @pd: for a LOCAL_INV
+ * (@qpn SOFT_ANY_QPN) or a SEND_WITH_INV received at QP @qpn, which must
+ * be the window's. Return: 0, or -EINVAL (no such window, another PD or
+ * QP, type 1, not bound).
+ */
+#define SOFT_ANY_QPN	0xffffffffU
+int soft_mw_invalidate(struct xqp_soft *soft, void *pd, xqp_u32 qpn, xqp_u32 rkey);
 void soft_segs_put(struct soft_seg *seg, xqp_u32 n);
 /* Drops the first @skip bytes of @seg[0..n) (UD: the GRH room). 1 if they fit. */
 int soft_segs_skip(struct soft_seg *seg, xqp_u32 n, xqp_u32 skip);

@@ -60,6 +60,10 @@ static void soft_resp_recv_wc(struct soft_qp *qp, struct soft_cq *cq, int status
 		soft_put_be32((xqp_u8 *)&wc.imm_data, p->imm);
 		wc.wc_flags |= XQP_WC_WITH_IMM;
 	}
+	if ((p->mask & SOFT_OPF_IETH) && status == XQP_WC_SUCCESS) {
+		wc.invalidate_rkey = p->inv_rkey;
+		wc.wc_flags |= XQP_WC_WITH_INVALIDATE;
+	}
 	soft_cq_post(cq, &wc, p->se);
 }
 
@@ -213,13 +217,20 @@ static enum soft_resp_outcome soft_resp_send(struct soft_resp_ctx *c)
 	soft_segs_copy(r->seg, r->rwqe->num_sge, &src, 1, p->payload_len);
 	soft_segs_put(r->seg, r->rwqe->num_sge);
 	r->offset += p->payload_len;
-	if (p->mask & SOFT_OPF_LAST) {
-		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_SUCCESS, XQP_WC_RECV, r->offset, p,
+	if (!(p->mask & SOFT_OPF_LAST))
+		return SOFT_RESP_OK;
+	r->have_rwqe = 0;
+	r->msg = 0;
+	if ((p->mask & SOFT_OPF_IETH) &&
+	    soft_mw_invalidate(qp->obj.soft, c->pd, qp->qp_num, p->inv_rkey)) {
+		/* rxe's class J: the receive fails, NAK invalid request */
+		soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_REM_INV_REQ_ERR, XQP_WC_RECV, 0, p,
 				  c->dest_qp, 0);
-		r->have_rwqe = 0;
-		r->msg = 0;
-		r->msn++;
+		return SOFT_RESP_INVALID;
 	}
+	soft_resp_recv_wc(qp, c->recv_cq, XQP_WC_SUCCESS, XQP_WC_RECV, r->offset, p,
+			  c->dest_qp, 0);
+	r->msn++;
 	return SOFT_RESP_OK;
 }
 
@@ -246,7 +257,7 @@ static enum soft_resp_outcome soft_resp_write(struct soft_resp_ctx *c)
 		return rc ? SOFT_RESP_INVALID : SOFT_RESP_DROP;
 	}
 	if (p->payload_len) {
-		if (soft_rkey_get(qp->obj.soft, c->pd, r->rkey, r->va + r->offset, p->payload_len,
+		if (soft_rkey_get(qp->obj.soft, c->pd, qp->qp_num, r->rkey, r->va + r->offset, p->payload_len,
 				  XQP_ACCESS_REMOTE_WRITE, &dst) != XQP_WC_SUCCESS) {
 			r->msg = 0;
 			return rc ? SOFT_RESP_ACCESS : SOFT_RESP_DROP;
@@ -363,7 +374,7 @@ static enum soft_resp_outcome soft_resp_read(struct soft_resp_ctx *c, struct sof
 	if (!(c->access & XQP_ACCESS_REMOTE_READ))
 		return SOFT_RESP_ACCESS;
 	if (p->dma_len) {
-		if (soft_rkey_get(c->qp->obj.soft, c->pd, p->rkey, p->va, p->dma_len,
+		if (soft_rkey_get(c->qp->obj.soft, c->pd, c->qp->qp_num, p->rkey, p->va, p->dma_len,
 				  XQP_ACCESS_REMOTE_READ, &seg) != XQP_WC_SUCCESS)
 			return SOFT_RESP_ACCESS;
 		soft_segs_put(&seg, 1);
@@ -392,7 +403,7 @@ static enum soft_resp_outcome soft_resp_atomic(struct soft_resp_ctx *c, struct s
 	if (!c->max_dest_rd || (p->va & 7))
 		return SOFT_RESP_INVALID;
 	if (!(c->access & XQP_ACCESS_REMOTE_ATOMIC) ||
-	    soft_rkey_get(c->qp->obj.soft, c->pd, p->rkey, p->va, 8, XQP_ACCESS_REMOTE_ATOMIC,
+	    soft_rkey_get(c->qp->obj.soft, c->pd, c->qp->qp_num, p->rkey, p->va, 8, XQP_ACCESS_REMOTE_ATOMIC,
 			  &seg) != XQP_WC_SUCCESS)
 		return SOFT_RESP_ACCESS;
 	cmp = (p->opcode & 0x1f) == SOFT_OP_COMPARE_SWAP;
@@ -427,8 +438,7 @@ static enum soft_resp_outcome soft_resp_take(struct soft_resp_ctx *c, struct sof
 
 	if (!soft_resp_in_order(c->qp->wresp, m) ||
 	    p->payload_len > c->mtu ||
-	    ((m & SOFT_OPF_PAYLOAD) && !(m & SOFT_OPF_LAST) && p->payload_len != c->mtu) ||
-	    (m & SOFT_OPF_IETH))
+	    ((m & SOFT_OPF_PAYLOAD) && !(m & SOFT_OPF_LAST) && p->payload_len != c->mtu))
 		return rc ? SOFT_RESP_INVALID : SOFT_RESP_DROP;
 	if (!soft_resp_route(c))
 		return rc ? SOFT_RESP_INVALID : SOFT_RESP_DROP;
@@ -700,7 +710,7 @@ static int soft_resp_read_send(struct soft_qp *qp, int max)
 		};
 		struct soft_seg seg = { .length = 0 };
 
-		if (len && soft_rkey_get(qp->obj.soft, rd.pd, rd.rkey, rd.va + (xqp_u64)k * mtu, len,
+		if (len && soft_rkey_get(qp->obj.soft, rd.pd, qp->qp_num, rd.rkey, rd.va + (xqp_u64)k * mtu, len,
 					 XQP_ACCESS_REMOTE_READ, &seg) != XQP_WC_SUCCESS)
 			break;	/* the MR went: nothing more to send */
 		soft_wire_emit(qp->obj.soft, &rt, &pkt, &seg, 1, 0);

@@ -195,6 +195,9 @@ static xqp_u8 soft_wire_opcode(const struct soft_swqe *w, int first, int last)
 	case XQP_WR_SEND_WITH_IMM:
 		return only ? SOFT_OP_SEND_ONLY_IMM : first ? SOFT_OP_SEND_FIRST :
 		       last ? SOFT_OP_SEND_LAST_IMM : SOFT_OP_SEND_MIDDLE;
+	case XQP_WR_SEND_WITH_INV:
+		return only ? SOFT_OP_SEND_ONLY_INV : first ? SOFT_OP_SEND_FIRST :
+		       last ? SOFT_OP_SEND_LAST_INV : SOFT_OP_SEND_MIDDLE;
 	case XQP_WR_RDMA_WRITE:
 		return only ? SOFT_OP_WRITE_ONLY : first ? SOFT_OP_WRITE_FIRST :
 		       last ? SOFT_OP_WRITE_LAST : SOFT_OP_WRITE_MIDDLE;
@@ -241,6 +244,9 @@ static int soft_wire_pick(struct soft_qp *qp, xqp_u32 mtu, struct soft_wire_next
 
 	if (rq->dead || rq->rnr_wait || rq->tx_idx >= sq->count)
 		return 0;
+	/* a BIND_MW or LOCAL_INV waits until the WQEs before it complete */
+	if (soft_is_local_op(((struct soft_swqe *)soft_ring_at(sq, sq->head + rq->tx_idx))->opcode))
+		return 0;
 	/* (sending again from before una, after a rewind, is not in flight) */
 	in_flight = soft_psn_diff(rq->tx_psn, rq->una);
 	if (!(in_flight & 0x800000) && in_flight >= SOFT_WIRE_WINDOW)
@@ -270,6 +276,7 @@ static int soft_wire_pick(struct soft_qp *qp, xqp_u32 mtu, struct soft_wire_next
 		.psn = rq->tx_psn,
 		.xrc_srqn = w->xrc_srqn,
 		.imm = soft_get_be32((const xqp_u8 *)&w->imm_data),
+		.inv_rkey = w->imm_data,
 	};
 	if (soft_is_rd_atomic(w->opcode)) {
 		/* a READ asks for what its response has not brought yet */
@@ -346,6 +353,13 @@ static void *soft_wire_build_next(struct soft_qp *qp, struct soft_wire_next *nx)
 	h = soft_wire_build(qp->obj.soft, &nx->pkt, qp->lseg, w->num_sge ? nl : 1, nx->off);
 	soft_segs_put(qp->lseg, nl);
 	return h;
+}
+
+/* Is the head a BIND_MW or LOCAL_INV, everything before it done? sq.lock */
+static int soft_wire_local_head(struct soft_qp *qp)
+{
+	return !qp->wreq.dead && !qp->wreq.tx_idx && qp->sq.count &&
+	       soft_is_local_op(((struct soft_swqe *)soft_ring_at(&qp->sq, qp->sq.head))->opcode);
 }
 
 /* Completes and drops the head WQE (caller holds sq.lock, drops it). */
@@ -427,8 +441,16 @@ int soft_wire_sq_run(struct soft_qp *qp, int budget)
 		flags = xqp_spin_lock_irqsave(&qp->sq.lock);
 		/* SQD finishes the message it started, starts none */
 		if (state < XQP_QPS_RTS || state == XQP_QPS_ERR || state == XQP_QPS_SQE ||
-		    (state == XQP_QPS_SQD && !qp->wreq.tx_off) ||
-		    !soft_wire_pick(qp, mtu, &nx)) {
+		    (state == XQP_QPS_SQD && !qp->wreq.tx_off)) {
+			xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
+			return 0;
+		}
+		if (soft_wire_local_head(qp)) {	/* executed here, in order, no packet */
+			soft_wire_pop(qp, flags,
+				      soft_mw_local_op(qp, soft_ring_at(&qp->sq, qp->sq.head)));
+			continue;
+		}
+		if (!soft_wire_pick(qp, mtu, &nx)) {
 			xqp_spin_unlock_irqrestore(&qp->sq.lock, flags);
 			return 0;
 		}

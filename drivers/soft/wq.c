@@ -143,7 +143,11 @@ static int soft_opcode_check(enum xqp_qp_type type, int opcode)
 	case XQP_WR_RDMA_READ:
 	case XQP_WR_ATOMIC_CMP_AND_SWP:
 	case XQP_WR_ATOMIC_FETCH_AND_ADD:
+	case XQP_WR_SEND_WITH_INV:	/* IBA: RC and XRC only */
 		return type == XQP_QPT_RC || type == XQP_QPT_XRC_INI ? 0 : -XQP_EINVAL;
+	case XQP_WR_BIND_MW:
+	case XQP_WR_LOCAL_INV:
+		return !soft_is_ud(type) ? 0 : -XQP_EINVAL;
 	}
 	if (opcode >= XQP_WR_LOCAL_INV && opcode <= XQP_WR_ATOMIC_WRITE)
 		return -XQP_EOPNOTSUPP;
@@ -159,6 +163,11 @@ static int soft_swqe_data(const struct xqp_qp_cap *cap, struct soft_swqe *w,
 
 	if (wr->num_sge < 0)
 		return -XQP_EINVAL;
+	if (soft_is_local_op(wr->opcode)) {	/* no data: SGEs not looked at */
+		w->num_sge = 0;
+		w->length = 0;
+		return 0;
+	}
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
 	if (total > SOFT_MAX_MSG_SZ)
@@ -213,6 +222,8 @@ static int soft_swqe_fill(struct soft_qp *qp, struct soft_swqe *w,
 		w->compare_add = wr->wr.atomic.compare_add;
 		w->swap = wr->wr.atomic.swap;
 		w->rkey = wr->wr.atomic.rkey;
+	} else if (wr->opcode == XQP_WR_BIND_MW) {
+		return soft_mw_bind_post(qp, w, wr);
 	} else if (soft_is_ud(qp->type)) {
 		if (!wr->wr.ud.ah || xqp_ah_drv_pd(wr->wr.ud.ah) != qp->pd)
 			return -XQP_EINVAL;

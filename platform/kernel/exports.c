@@ -61,6 +61,11 @@ EXPORT_SYMBOL_GPL(xqp_get_dma_mr);
 EXPORT_SYMBOL_GPL(xqp_dereg_mr);
 EXPORT_SYMBOL_GPL(xqp_mr_lkey);
 EXPORT_SYMBOL_GPL(xqp_mr_rkey);
+EXPORT_SYMBOL_GPL(xqp_alloc_mw);	/* core/mw.cpp */
+EXPORT_SYMBOL_GPL(xqp_dealloc_mw);
+EXPORT_SYMBOL_GPL(xqp_mw_rkey);
+EXPORT_SYMBOL_GPL(xqp_mw_get_type);
+EXPORT_SYMBOL_GPL(xqp_mw_drv);
 EXPORT_SYMBOL_GPL(xqp_create_ah);
 EXPORT_SYMBOL_GPL(xqp_create_ah_flags);
 EXPORT_SYMBOL_GPL(xqp_destroy_ah);

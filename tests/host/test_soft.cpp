@@ -816,7 +816,7 @@ TEST_F(Soft, InvalidModifyChangesNothing)
 	b.pkey_index = 64;
 	EXPECT_EQ(modify(q, b, init_mask), -XQP_EINVAL);
 	b = a;
-	b.qp_access_flags = 0x10;
+	b.qp_access_flags = 0x20;	/* MW_BIND (0x10) a QP may have; no more */
 	EXPECT_EQ(modify(q, b, init_mask), -XQP_EINVAL);
 	EXPECT_EQ(state(q), XQP_QPS_RESET);
 	EXPECT_EQ(query(q).port_num, 0);

@@ -429,7 +429,7 @@ TEST_F(Traffic, PostingRules)
 	s.length = 8;
 	/* IB opcodes the device does not execute: EOPNOTSUPP; no IB opcode, or
 	 * one invalid on the QP's type: EINVAL */
-	for (int op = XQP_WR_LOCAL_INV; op <= XQP_WR_ATOMIC_WRITE; op++) {
+	for (int op = XQP_WR_LSO; op <= XQP_WR_ATOMIC_WRITE; op++) {
 		w = wr(static_cast<xqp_wr_opcode>(op), &s, 1);
 		bad = nullptr;
 		EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EOPNOTSUPP) << "opcode " << op;
@@ -441,6 +441,10 @@ TEST_F(Traffic, PostingRules)
 	connect_qp(uc, XQP_QPT_UC, lid(b), 12345);
 	w = wr(XQP_WR_RDMA_READ, &s, 1);
 	EXPECT_EQ(xqp_post_send(uc, &w, &bad), -XQP_EINVAL);
+	w = wr(XQP_WR_SEND_WITH_INV, &s, 1);	/* RC and XRC only */
+	EXPECT_EQ(xqp_post_send(uc, &w, &bad), -XQP_EINVAL);
+	w = wr(XQP_WR_BIND_MW, nullptr, 0);	/* no window */
+	EXPECT_EQ(xqp_post_send(q2, &w, &bad), -XQP_EINVAL);
 
 	xqp_recv_wr rw = {};
 	const xqp_recv_wr *rbad = nullptr;

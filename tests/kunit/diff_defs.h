@@ -109,7 +109,7 @@ enum {
 	DX_V_BIG_PSN,		/* rq_psn, sq_psn beyond 24 bits */
 	DX_V_AV_PORT2,		/* ah_attr.port_num 2 */
 	DX_V_ALT_AV_PORT2,	/* alt_ah_attr.port_num 2, alt_port_num 1 */
-	DX_V_ACCESS_BAD,	/* an access flag the device lacks (MW bind) */
+	DX_V_ACCESS_BAD,	/* an access flag no QP has (zero-based) */
 	DX_V_CUR_RESET,		/* cur_qp_state RESET */
 	DX_V_CUR_RTS,		/* cur_qp_state RTS */
 	DX_V_CUR_SQD,		/* cur_qp_state SQD */
@@ -336,7 +336,7 @@ extern const char *const dx_op_names[DX_OPS];	/* diff_engine.c */
 /* The canonical attribute values of DX_MODIFY (both executors use them). */
 #define DX_A_QKEY		0x11111
 #define DX_A_ACCESS		0x7	/* local write, remote write, remote read */
-#define DX_A_ACCESS_BAD		0x10	/* IB_ACCESS_MW_BIND */
+#define DX_A_ACCESS_BAD		0x20	/* IB_ACCESS_ZERO_BASED: no QP flag */
 #define DX_A_MTU		3	/* IB_MTU_1024 */
 #define DX_A_DEST_QPN		0x42
 #define DX_A_RQ_PSN		0x100

@@ -121,6 +121,14 @@ struct xqp_device_ops {
 		      int access, void **drv_mr, xqp_u32 *lkey, xqp_u32 *rkey);
 	int (*dereg_mr)(void *drv, void *drv_mr);
 	/*
+	 * Optional: memory windows of @pd. A bind WR's wr.bind.mw is the
+	 * core's window (xqp_mw_drv()); dealloc_mw of a bound window unbinds
+	 * it.
+	 */
+	int (*alloc_mw)(void *drv, void *drv_pd, enum xqp_mw_type type, void **drv_mw,
+			xqp_u32 *rkey);
+	int (*dealloc_mw)(void *drv, void *drv_mw);
+	/*
 	 * Posting: validate and queue every WR or stop at the first bad one
 	 * (*bad_wr, the queued ones stay); a UD WR's wr.ud.ah is the core's
 	 * AH (xqp_ah_get_attr(), xqp_ah_drv_pd()). Any context.
@@ -230,6 +238,8 @@ void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type);
 void xqp_cq_comp(struct xqp_cq *core_cq);
 /* The driver pointer of the PD an AH was created on. Any context. */
 void *xqp_ah_drv_pd(const struct xqp_ah *ah);
+/* The driver's window of a core window, NULL once detached. Any context. */
+void *xqp_mw_drv(const struct xqp_mw *mw);
 
 XQP_EXTERN_C_END
 

@@ -25,6 +25,7 @@ struct xqp_srq;
 struct xqp_xrcd;
 struct xqp_qp;		/* a real QP or a share of a shared XRC_TGT QP */
 struct xqp_mr;
+struct xqp_mw;
 struct xqp_ah;
 struct xqp_mem;		/* the memory an MR covers (xqp/driver.h) */
 
@@ -234,6 +235,7 @@ struct xqp_device_attr {
 	xqp_u16 max_pkeys;
 	xqp_u8 phys_port_cnt;
 	xqp_u32 max_mr;
+	xqp_u32 max_mw;
 	xqp_u32 max_ah;			/* the core enforces it (xqp_create_ah()) */
 	xqp_u32 max_sge_rd;		/* SGEs of an RDMA READ */
 	xqp_u32 max_res_rd_atom;	/* READs and atomics in flight, device-wide */
@@ -248,8 +250,10 @@ enum xqp_atomic_cap {
 	XQP_ATOMIC_GLOB,	/* ... and against the CPUs' */
 };
 
-/* The IB_DEVICE_XRC bit of device_cap_flags. */
+/* Bits of device_cap_flags, as enum ib_device_cap_flags. */
+#define XQP_DEVICE_MEM_WINDOW (1ULL << 17)
 #define XQP_DEVICE_XRC (1ULL << 20)
+#define XQP_DEVICE_MEM_WINDOW_TYPE_2B (1ULL << 24)
 
 /* Same values as enum ib_port_state. */
 enum xqp_port_state {
@@ -429,6 +433,8 @@ enum xqp_access_flags {
 	XQP_ACCESS_REMOTE_WRITE = 1 << 1,
 	XQP_ACCESS_REMOTE_READ = 1 << 2,
 	XQP_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	XQP_ACCESS_MW_BIND = 1 << 4,		/* MRs: windows may be bound to it */
+	XQP_ACCESS_ZERO_BASED = 1 << 5,		/* windows: addressed from 0 */
 };
 
 /* Same values as enum ib_wr_opcode (the ones a soft device executes). */
@@ -440,10 +446,10 @@ enum xqp_wr_opcode {
 	XQP_WR_RDMA_READ = 4,
 	XQP_WR_ATOMIC_CMP_AND_SWP = 5,
 	XQP_WR_ATOMIC_FETCH_AND_ADD = 6,
+	XQP_WR_LOCAL_INV = 7,		/* a type 2 window's rkey (wr.invalidate_rkey) */
+	XQP_WR_BIND_MW = 8,		/* wr.bind */
+	XQP_WR_SEND_WITH_INV = 9,	/* a SEND that invalidates a window at its target */
 	/* IB opcodes the devices do not execute: a post is -XQP_EOPNOTSUPP */
-	XQP_WR_LOCAL_INV = 7,
-	XQP_WR_BIND_MW = 8,
-	XQP_WR_SEND_WITH_INV = 9,
 	XQP_WR_LSO = 10,
 	XQP_WR_RDMA_READ_WITH_INV = 11,
 	XQP_WR_MASKED_ATOMIC_CMP_AND_SWP = 12,
@@ -493,6 +499,8 @@ enum xqp_wc_opcode {
 	XQP_WC_RDMA_READ = 2,
 	XQP_WC_COMP_SWAP = 3,
 	XQP_WC_FETCH_ADD = 4,
+	XQP_WC_BIND_MW = 5,
+	XQP_WC_LOCAL_INV = 6,
 	XQP_WC_RECV = 1 << 7,
 	XQP_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
 };
@@ -501,6 +509,7 @@ enum xqp_wc_opcode {
 enum xqp_wc_flags {
 	XQP_WC_GRH = 1,
 	XQP_WC_WITH_IMM = 1 << 1,
+	XQP_WC_WITH_INVALIDATE = 1 << 2,	/* wc.invalidate_rkey was invalidated */
 };
 
 /* Same bits as enum ib_cq_notify_flags. */
@@ -531,6 +540,13 @@ struct xqp_sge {
  * not looked at). @imm_data is the big-endian immediate, passed as is.
  * @xrc_remote_srq_num: the XRC SRQ an XRC_INI QP's message goes to
  * (libibverbs' ibv_send_wr.qp_type.xrc.remote_srqn); ignored otherwise.
+ * @invalidate_rkey: the window LOCAL_INV and SEND_WITH_INV invalidate.
+ * @wr.bind (BIND_MW): binds @mw (the caller's, of the QP's PD) to
+ * [@addr, @addr + @length) of the MR @mr_lkey names, with @access
+ * (XQP_ACCESS_REMOTE_*, ZERO_BASED), under the new rkey @rkey: @mw's
+ * index (rkey >> 8) with a key byte of the caller's choosing. A type 1
+ * window with @length 0 is unbound. The device looks @mw and the MR up
+ * when the WR executes.
  */
 struct xqp_send_wr {
 	struct xqp_send_wr *next;
@@ -539,7 +555,10 @@ struct xqp_send_wr {
 	int num_sge;
 	enum xqp_wr_opcode opcode;
 	int send_flags;
-	xqp_u32 imm_data;
+	union {
+		xqp_u32 imm_data;
+		xqp_u32 invalidate_rkey;
+	};
 	union {
 		struct {
 			xqp_u64 remote_addr;
@@ -556,6 +575,14 @@ struct xqp_send_wr {
 			xqp_u32 remote_qpn;
 			xqp_u32 remote_qkey;
 		} ud;
+		struct {
+			struct xqp_mw *mw;
+			xqp_u32 rkey;
+			xqp_u32 mr_lkey;
+			xqp_u64 addr;
+			xqp_u64 length;
+			int access;
+		} bind;
 	} wr;
 	xqp_u32 xrc_remote_srq_num;
 };
@@ -578,7 +605,10 @@ struct xqp_wc {
 	enum xqp_wc_opcode opcode;
 	xqp_u32 vendor_err;
 	xqp_u32 byte_len;
-	xqp_u32 imm_data;	/* big-endian, as sent */
+	union {
+		xqp_u32 imm_data;	/* big-endian, as sent */
+		xqp_u32 invalidate_rkey;	/* with XQP_WC_WITH_INVALIDATE */
+	};
 	xqp_u32 qp_num;
 	xqp_u32 src_qp;
 	int wc_flags;
@@ -617,6 +647,17 @@ xqp_u32 xqp_mr_lkey(const struct xqp_mr *mr);
 xqp_u32 xqp_mr_rkey(const struct xqp_mr *mr);
 /* IB's rule (ib_check_mr_access): 0 or -EINVAL. */
 int xqp_check_mr_access(int access);
+
+/* ---- memory windows (types 1 and 2B, as rxe's) -------------------------- */
+enum xqp_mw_type {
+	XQP_MW_TYPE_1 = 1,
+	XQP_MW_TYPE_2 = 2,
+};
+struct xqp_mw *xqp_alloc_mw(struct xqp_pd *pd, enum xqp_mw_type type);
+int xqp_dealloc_mw(struct xqp_mw *mw);
+/* The rkey the window was allocated with (a bind changes its key byte). */
+xqp_u32 xqp_mw_rkey(const struct xqp_mw *mw);
+enum xqp_mw_type xqp_mw_get_type(const struct xqp_mw *mw);
 
 /* ---- address handles (UD) ------------------------------------------------ */
 struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, const struct xqp_ah_attr *attr);
