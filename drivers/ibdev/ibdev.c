@@ -65,7 +65,9 @@ static int xqp_ibdev_query_device(struct ib_device *ibdev, struct ib_device_attr
 	attr->hw_ver = a.hw_ver;
 	attr->max_qp = a.max_qp;
 	attr->max_qp_wr = a.max_qp_wr;
-	attr->device_cap_flags = a.device_cap_flags;
+	/* memory windows are xqp's own uverbs' (no alloc_mw op here) */
+	attr->device_cap_flags = a.device_cap_flags &
+				 ~(XQP_DEVICE_MEM_WINDOW | XQP_DEVICE_MEM_WINDOW_TYPE_2B);
 	attr->max_send_sge = a.max_send_sge;
 	attr->max_recv_sge = a.max_recv_sge;
 	attr->max_sge_rd = a.max_sge_rd;

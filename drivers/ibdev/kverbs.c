@@ -578,6 +578,10 @@ static int kv_send_wr(struct ib_qp *ibqp, const struct ib_send_wr *wr, struct xq
 	memset(x, 0, sizeof(*x));
 	if (wr->opcode > XQP_KV_LAST_WR || (wr->send_flags & ~XQP_KV_SEND_FLAGS))
 		return -EOPNOTSUPP;	/* REG_MR and the drivers' own opcodes, IP_CSUM */
+	/* no memory windows for kernel clients: nothing to bind or invalidate */
+	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_BIND_MW)
+		return -EOPNOTSUPP;
 	x->wr_id = wr->wr_id;
 	x->sg_list = (struct xqp_sge *)wr->sg_list;
 	x->num_sge = wr->num_sge;

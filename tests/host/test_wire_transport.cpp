@@ -596,6 +596,75 @@ TEST_F(WireTransport, ReceiveIsCheckedWhereEachPacketWrites)
  * ib_core shows as hw_counters and `rdma statistic`), by name, as debugfs
  * has them.
  */
+/*
+ * A type 2 window on the wire: its bind waits behind a SEND until that is
+ * acknowledged, WRITEs of two packets go through its rkey, and a SEND
+ * WITH INVALIDATE of three packets (the last carries the IETH) frees it.
+ */
+TEST_F(WireTransport, WindowsBindAndInvalidateAcrossTheWire)
+{
+	xqp_qp *qa, *qb;
+	rc_pair(&qa, &qb);
+	xqp_mr *bmr = xqp_reg_kernel_mr(b_.pd, b_.buf.data(), b_.buf.size(),
+					XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_MW_BIND);
+	ASSERT_FALSE(xqp_is_err(bmr));
+	xqp_mw *mw = xqp_alloc_mw(b_.pd, XQP_MW_TYPE_2);
+	ASSERT_FALSE(xqp_is_err(mw));
+	u32 key = (xqp_mw_rkey(mw) & ~0xffU) | 0x77;
+	xqp_u64 base = reinterpret_cast<uintptr_t>(b_.buf.data()) + 65536;
+
+	ASSERT_EQ(post_recv(qa, 1, a_.sge(0, 4096)), 0);
+	xqp_sge s = b_.sge(0, 3000);
+	xqp_send_wr w = send_wr(&s);
+	ASSERT_EQ(post_send(qb, w), 0);
+	xqp_send_wr bw = {};
+	bw.wr_id = 2;
+	bw.opcode = XQP_WR_BIND_MW;
+	bw.send_flags = XQP_SEND_SIGNALED;
+	bw.wr.bind = { mw, key, xqp_mr_lkey(bmr), base, 8192,
+		       XQP_ACCESS_REMOTE_WRITE | XQP_ACCESS_REMOTE_READ };
+	ASSERT_EQ(post_send(qb, bw), 0);
+	auto bc = poll_n(b_.scq, 2);
+	ASSERT_EQ(bc.size(), 2u);
+	EXPECT_EQ(bc[0].opcode, XQP_WC_SEND);	/* in order */
+	EXPECT_EQ(bc[1].opcode, XQP_WC_BIND_MW);
+	EXPECT_EQ(bc[1].status, XQP_WC_SUCCESS);
+	ASSERT_EQ(poll_n(a_.rcq, 1).size(), 1u);
+
+	fill(a_, 0, 6000, 4);
+	s = a_.sge(0, 6000);
+	w = rdma_wr(XQP_WR_RDMA_WRITE, &s, base + 100, key);
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(std::memcmp(b_.buf.data() + 65536 + 100, a_.buf.data(), 6000), 0);
+	EXPECT_EQ(xqp_dereg_mr(bmr), -XQP_EINVAL);
+
+	ASSERT_EQ(post_recv(qb, 3, b_.sge(0, 16384)), 0);
+	s = a_.sge(0, 9000);
+	w = send_wr(&s);
+	w.opcode = XQP_WR_SEND_WITH_INV;
+	w.invalidate_rkey = key;
+	ASSERT_EQ(post_send(qa, w), 0);
+	auto rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].byte_len, 9000u);
+	EXPECT_EQ(rc[0].wc_flags, XQP_WC_WITH_INVALIDATE);
+	EXPECT_EQ(rc[0].invalidate_rkey, key);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+
+	s = a_.sge(0, 8);
+	w = rdma_wr(XQP_WR_RDMA_WRITE, &s, base, key);
+	ASSERT_EQ(post_send(qa, w), 0);
+	sc = poll_n(a_.scq, 1);
+	ASSERT_EQ(sc.size(), 1u);
+	EXPECT_EQ(sc[0].status, XQP_WC_REM_ACCESS_ERR);
+	EXPECT_EQ(xqp_dealloc_mw(mw), 0);
+	EXPECT_EQ(xqp_dereg_mr(bmr), 0);
+}
+
 TEST_F(WireTransport, PortCountersAreTheWireCounts)
 {
 	xqp_qp *qa, *qb;
