@@ -5,7 +5,8 @@
  * The write ABI itself is exactly ib_uverbs' (struct ib_uverbs_cmd_hdr +
  * command struct, responses through the command's `response` pointer).
  * Two additions:
- *  - the XRC target SRQ number of a send WR (struct xqp_uverbs_send_wr);
+ *  - the XRC target SRQ number of a send WR, and a memory window bind's
+ *    fields (struct xqp_uverbs_send_wr);
  *  - a test hook: ioctls that make the device report an async event on a
  *    QP, CQ or SRQ, as hardware would, so that tests can see events reach
  *    every opener of a shared QP and the owners of CQs and SRQs. Linux's
@@ -54,6 +55,20 @@ struct xqp_uverbs_send_wr {
 	struct ib_uverbs_send_wr wr;
 	__u32 xrc_remote_srq_num;
 	__u32 reserved;
+	/*
+	 * BIND_MW (IB_UVERBS_WR_BIND_MW, types 1 and 2): the window's handle
+	 * (of this file), the rkey it gets (its index, a key byte of the
+	 * caller's), the MR's lkey, IB access bits (remote read, write,
+	 * atomic, zero-based) and the range. A BIND_MW whose wqe_size does
+	 * not cover bind_length is -EINVAL. LOCAL_INV and SEND_WITH_INV name
+	 * the rkey in wr.ex.invalidate_rkey.
+	 */
+	__u32 mw_handle;
+	__u32 bind_rkey;
+	__u32 mr_lkey;
+	__u32 bind_access;
+	__u64 bind_addr;
+	__u64 bind_length;
 };
 
 #define XQP_UVERBS_IOC_MAGIC	'X'

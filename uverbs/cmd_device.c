@@ -113,11 +113,12 @@ int xqp_cmd_query_device(struct xqp_cmd *cmd)
 	resp.phys_port_cnt = attr.phys_port_cnt;
 	resp.max_sge_rd = attr.max_sge_rd;
 	resp.max_mr = attr.max_mr;
+	resp.max_mw = attr.max_mw;
 	resp.max_ah = attr.max_ah;
 	resp.max_res_rd_atom = attr.max_res_rd_atom;
 	resp.atomic_cap = attr.atomic_cap;
 	resp.local_ca_ack_delay = attr.local_ca_ack_delay;
-	/* no memory windows, multicast, EE contexts or raw QPs: 0 */
+	/* no multicast, EE contexts or raw QPs: 0 */
 	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions (REG_MR, DEREG_MR) and address handles (CREATE_AH,
- * DESTROY_AH), in the order of checks of uverbs_cmd.c.
+ * Memory regions (REG_MR, DEREG_MR), memory windows (ALLOC_MW,
+ * DEALLOC_MW) and address handles (CREATE_AH, DESTROY_AH), in the order of
+ * checks of uverbs_cmd.c.
  *
  * An MR covers user pages pinned by umem.c; the MR owns them from a
  * successful xqp_reg_mr() on, and the core releases them (unpins) when the
@@ -109,6 +110,50 @@ err:
 	return ret;
 }
 
+/*
+ * ALLOC_MW (ib_uverbs_alloc_mw()): the type (1 or 2: -EINVAL), the PD,
+ * then the core. Binding is a POST_SEND WR (cmd_post.c).
+ */
+int xqp_cmd_alloc_mw(struct xqp_cmd *cmd)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ib_uverbs_alloc_mw req;
+	struct xqp_uobj *uobj, *pd;
+	struct xqp_mw *mw;
+	int ret;
+
+	ret = xqp_cmd_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	uobj = xqp_uobj_alloc(cmd, &xqp_uobj_mw);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	pd = xqp_uobj_get(cmd->ufile, XQP_UOBJ_PD, req.pd_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(pd)) {
+		ret = PTR_ERR(pd);
+		goto err;
+	}
+	if (req.mw_type != XQP_MW_TYPE_1 && req.mw_type != XQP_MW_TYPE_2)
+		mw = ERR_PTR(-EINVAL);
+	else
+		mw = xqp_alloc_mw(pd->object, req.mw_type);
+	xqp_uobj_put(pd, XQP_LOOKUP_READ);
+	if (IS_ERR(mw)) {
+		ret = PTR_ERR(mw);
+		goto err;
+	}
+	uobj->object = mw;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.mw_handle = uobj->id;
+	resp.rkey = xqp_mw_rkey(mw);
+	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
+
+err:
+	xqp_uobj_abort(uobj);
+	return ret;
+}
+
 /* The address vector of CREATE_AH; the GRH only when is_global (Linux). */
 static void ah_attr_from_user(struct xqp_ah_attr *a, const struct ib_uverbs_ah_attr *u)
 {
@@ -195,6 +240,17 @@ const struct xqp_uobj_class xqp_uobj_mr = {
 	.type = XQP_UOBJ_MR,
 	.size = sizeof(struct xqp_uobj),
 	.destroy_hw = umr_destroy_hw,
+};
+
+static int umw_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
+{
+	return xqp_dealloc_mw(uobj->object);
+}
+
+const struct xqp_uobj_class xqp_uobj_mw = {
+	.type = XQP_UOBJ_MW,
+	.size = sizeof(struct xqp_uobj),
+	.destroy_hw = umw_destroy_hw,
 };
 
 static int uah_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)

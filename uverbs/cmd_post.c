@@ -144,7 +144,7 @@ static int post_respond(struct xqp_cmd *cmd, int ret, u32 bad_wr)
 /* One send WR and what this layer holds for it until the post is done. */
 struct usend_wr {
 	struct xqp_send_wr wr;
-	struct xqp_uobj *ah;	/* UD: the AH, read-locked */
+	struct xqp_uobj *ah;	/* UD: the AH, BIND_MW: the window, read-locked */
 	void *inline_buf;	/* IB_SEND_INLINE: the copied data */
 };
 
@@ -159,6 +159,31 @@ struct send_ctx {
 	u32 built;		/* wrs[0..built) hold references */
 	u32 stop;		/* the first WR over max_inline_data, or wr_count */
 };
+
+/*
+ * A BIND_MW WR: the window by its handle in this file (held until posted),
+ * and what xqp_uverbs_send_wr says of the bind; a WQE too short to hold it
+ * is -EINVAL.
+ */
+static int send_wr_bind(struct send_ctx *c, const struct xqp_uverbs_send_wr *u,
+			struct usend_wr *w)
+{
+	struct xqp_uobj *mw;
+
+	if (c->h.wqe_size < offsetofend(struct xqp_uverbs_send_wr, bind_length))
+		return -EINVAL;
+	mw = xqp_uobj_get(c->cmd->ufile, XQP_UOBJ_MW, u->mw_handle, XQP_LOOKUP_READ);
+	if (IS_ERR(mw))
+		return PTR_ERR(mw);
+	w->ah = mw;
+	w->wr.wr.bind.mw = mw->object;
+	w->wr.wr.bind.rkey = u->bind_rkey;
+	w->wr.wr.bind.mr_lkey = u->mr_lkey;
+	w->wr.wr.bind.addr = u->bind_addr;
+	w->wr.wr.bind.length = u->bind_length;
+	w->wr.wr.bind.access = (int)u->bind_access;
+	return 0;
+}
 
 /* The opcode's union fields (Linux: ib_ud_wr, ib_rdma_wr, ib_atomic_wr). */
 static int send_wr_fields(struct send_ctx *c, const struct xqp_uverbs_send_wr *u,
@@ -181,6 +206,8 @@ static int send_wr_fields(struct send_ctx *c, const struct xqp_uverbs_send_wr *u
 		w->wr.wr.ud.remote_qkey = uw->wr.ud.remote_qkey;
 		return 0;
 	}
+	if (uw->opcode == IB_UVERBS_WR_BIND_MW)
+		return send_wr_bind(c, u, w);
 	switch (uw->opcode) {
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
@@ -274,8 +301,9 @@ static int send_wr_build(struct send_ctx *c, u32 i)
 		return ret;
 	if (u.wr.opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
 	    u.wr.opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM ||
-	    u.wr.opcode == IB_UVERBS_WR_SEND_WITH_INV)
-		w->wr.imm_data = (__force u32)u.wr.ex.imm_data;	/* as posted */
+	    u.wr.opcode == IB_UVERBS_WR_SEND_WITH_INV ||
+	    u.wr.opcode == IB_UVERBS_WR_LOCAL_INV)
+		w->wr.imm_data = (__force u32)u.wr.ex.imm_data;	/* as posted, or the rkey */
 	w->wr.wr_id = u.wr.wr_id;
 	w->wr.num_sge = u.wr.num_sge;
 	w->wr.opcode = u.wr.opcode;

@@ -107,6 +107,7 @@ enum xqp_uobj_type {
 	XQP_UOBJ_XRCD,
 	XQP_UOBJ_MR,
 	XQP_UOBJ_AH,
+	XQP_UOBJ_MW,
 };
 
 /* Why an object is destroyed (Linux's enum rdma_remove_reason). */
@@ -144,7 +145,7 @@ struct xqp_uobj_class {
 };
 
 extern const struct xqp_uobj_class xqp_uobj_pd, xqp_uobj_cq, xqp_uobj_qp, xqp_uobj_srq,
-	xqp_uobj_xrcd, xqp_uobj_mr, xqp_uobj_ah;
+	xqp_uobj_xrcd, xqp_uobj_mr, xqp_uobj_ah, xqp_uobj_mw;
 
 struct xqp_uobj {
 	struct kref ref;
@@ -290,6 +291,7 @@ int xqp_cmd_poll_cq(struct xqp_cmd *cmd);
 int xqp_cmd_req_notify_cq(struct xqp_cmd *cmd);
 int xqp_cmd_resize_cq(struct xqp_cmd *cmd);
 int xqp_cmd_reg_mr(struct xqp_cmd *cmd);
+int xqp_cmd_alloc_mw(struct xqp_cmd *cmd);
 int xqp_cmd_create_ah(struct xqp_cmd *cmd);
 int xqp_cmd_post_send(struct xqp_cmd *cmd);
 int xqp_cmd_post_recv(struct xqp_cmd *cmd);
