@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "xqp.h"
+#include "../../user/wire/wire.h"
 
 /* What ibv_open_device() runs (device.c; IBVERBS_PRIVATE_34, checked by
  * abi-check): here with a device record of our own. */
@@ -311,6 +312,13 @@ static ssize_t fake_kernel(const void *buf, size_t len)
 		respond(rp, &r, sizeof(r), h.out_words);
 		break;
 	}
+	case IB_USER_VERBS_CMD_ALLOC_MW: {
+		struct ib_uverbs_alloc_mw_resp r = { .mw_handle = next_handle, .rkey = 0x3300 };
+
+		next_handle++;
+		respond(rp, &r, sizeof(r), h.out_words);
+		break;
+	}
 	case IB_USER_VERBS_CMD_OPEN_XRCD: {
 		struct ib_uverbs_open_xrcd_resp r = { .xrcd_handle = next_handle++ };
 		respond(rp, &r, sizeof(r), h.out_words);
@@ -331,6 +339,7 @@ static ssize_t fake_kernel(const void *buf, size_t len)
 	case IB_USER_VERBS_CMD_DEREG_MR:
 	case IB_USER_VERBS_CMD_CLOSE_XRCD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
 		break;
 	default:
 		errno = EOPNOTSUPP;
@@ -754,6 +763,10 @@ static void test_post_send(void)
 	{
 		enum { N = 5000 };
 		struct ibv_send_wr *many = calloc(N, sizeof(*many));
+		/* WRs of one SGE a write() holds, after its header */
+		const size_t per = (XQP_WIRE_MAX_WRITE - sizeof(struct ib_uverbs_cmd_hdr) -
+				    sizeof(struct ib_uverbs_post_send)) /
+				   (sizeof(struct xqp_uverbs_send_wr) + sizeof(struct ib_uverbs_sge));
 		unsigned int i;
 
 		if (many) {
@@ -767,7 +780,8 @@ static void test_post_send(void)
 			posts = 0;
 			posted_wrs = 0;
 			wr_ids_in_order = true;
-			CHECK(ibv_post_send(rc, many, &bad) == 0 && posts == 2 && posted_wrs == N &&
+			CHECK(ibv_post_send(rc, many, &bad) == 0 && posts == (N + per - 1) / per &&
+			      posts > 1 && posted_wrs == N &&
 			      wr_ids_in_order && posted_last_wr_id == 1000 + N - 1,
 			      "long list: %u writes, %u WRs", posts, posted_wrs);
 			free(many);
@@ -925,25 +939,6 @@ static struct ibv_qp_ex *make_qp_ex(enum ibv_qp_type type, uint64_t ops, struct 
 }
 
 /* The builders of the ops the provider refuses, each with its arguments. */
-static void build_bind_mw(struct ibv_qp_ex *x, uint64_t *data)
-{
-	struct ibv_mw_bind_info bi = { .addr = (uintptr_t)data, .length = 8 };
-
-	ibv_wr_bind_mw(x, NULL, 1, &bi);
-}
-
-static void build_local_inv(struct ibv_qp_ex *x, uint64_t *data)
-{
-	(void)data;
-	ibv_wr_local_inv(x, 1);
-}
-
-static void build_send_inv(struct ibv_qp_ex *x, uint64_t *data)
-{
-	(void)data;
-	ibv_wr_send_inv(x, 1);
-}
-
 static void build_tso(struct ibv_qp_ex *x, uint64_t *data)
 {
 	ibv_wr_send_tso(x, data, 8, 64);
@@ -979,8 +974,7 @@ static void test_qp_ex_every_builder(struct ibv_qp_ex *x)
 		const char *name;
 		void (*build)(struct ibv_qp_ex *x, uint64_t *data);
 	} refused[] = {
-		{ "bind_mw", build_bind_mw }, { "local_inv", build_local_inv },
-		{ "send_inv", build_send_inv }, { "send_tso", build_tso },
+		{ "send_tso", build_tso },
 		{ "atomic_write", build_atomic_write },
 #ifdef ABI34_HAVE_WR_FLUSH
 		{ "flush", build_flush },
@@ -1028,9 +1022,8 @@ static void test_qp_ex(void)
 		return;
 	{
 		/* IBV_QP_EX_WITH_FLUSH (1 << 11) is not in Debian 12's header */
-		const uint64_t refused[] = { IBV_QP_EX_WITH_BIND_MW, IBV_QP_EX_WITH_LOCAL_INV,
-					     IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QP_EX_WITH_TSO,
-					     IBV_QP_EX_WITH_ATOMIC_WRITE, 1ULL << 11 };
+		const uint64_t refused[] = { IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_ATOMIC_WRITE,
+					     1ULL << 11 };
 		unsigned int i;
 
 		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
@@ -1125,9 +1118,6 @@ static void test_qp_ex(void)
 	ibv_wr_send(x);
 	ibv_wr_set_inline_data(x, mem, 17);	/* more than max_inline_data (16) */
 	CHECK(ibv_wr_complete(x) == EINVAL && posts == 0, "too much inline data");
-	ibv_wr_start(x);
-	ibv_wr_send_inv(x, 5);
-	CHECK(ibv_wr_complete(x) == EOPNOTSUPP && posts == 0, "send_inv");
 	ibv_wr_start(x);
 	ibv_wr_set_sge(x, 1, 2, 3);	/* no WR yet */
 	CHECK(ibv_wr_complete(x) == EINVAL && posts == 0, "set_sge before a WR");
@@ -1298,10 +1288,64 @@ static void test_xrc_srq(void)
 	      "ibv_close_xrcd");
 }
 
+/*
+ * Memory windows: ALLOC_MW and DEALLOC_MW on the wire; ibv_bind_mw() of a
+ * type 1 window posts a BIND_MW WQE with the window's next rkey, which the
+ * window takes; ibv_wr_bind_mw(), ibv_wr_local_inv() and ibv_wr_send_inv()
+ * put their fields where the kernel reads them (uapi/xqp_uverbs.h).
+ */
+static void test_mw(void)
+{
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	struct ibv_mw *mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1), *mw2;
+	const struct ib_uverbs_alloc_mw *am = last_core(0, IB_USER_VERBS_CMD_ALLOC_MW, NULL);
+	const struct xqp_uverbs_send_wr *k;
+	struct ibv_mw_bind bind = { .wr_id = 5, .send_flags = IBV_SEND_SIGNALED,
+				    .bind_info = { .mr = mr, .addr = 0x4000, .length = 64,
+						   .mw_access_flags = IBV_ACCESS_REMOTE_READ } };
+	uint32_t rkey;
+
+	CHECK(mw1 && am && am->pd_handle == pd->handle && am->mw_type == IBV_MW_TYPE_1 &&
+	      mw1->rkey == 0x3300 && mw1->type == IBV_MW_TYPE_1 && mw1->pd == pd,
+	      "ibv_alloc_mw");
+	x = make_qp_ex(IBV_QPT_RC, XPROV_SUPPORTED_SEND_OPS, &qp);
+	if (!mw1 || !x)
+		return;
+	posts = 0;
+	rkey = mw1->rkey;
+	CHECK(ibv_bind_mw(qp, mw1, &bind) == 0 && posts == 1 && mw1->rkey == ibv_inc_rkey(rkey),
+	      "ibv_bind_mw: posted, the window's rkey moved on");
+	k = posted_wr(0, 0, NULL);
+	CHECK(k && k->wr.opcode == IBV_WR_BIND_MW && k->wr.wr_id == 5 && k->mw_handle == mw1->handle &&
+	      k->bind_rkey == mw1->rkey && k->mr_lkey == 0x1111 && k->bind_addr == 0x4000 &&
+	      k->bind_length == 64 && k->bind_access == IBV_ACCESS_REMOTE_READ,
+	      "ibv_bind_mw's WQE");
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	CHECK(mw2 && ibv_bind_mw(qp, mw2, &bind) == EINVAL, "ibv_bind_mw of a type 2 window: EINVAL");
+	ibv_wr_start(x);
+	ibv_wr_bind_mw(x, mw2, 0x3342, &bind.bind_info);
+	ibv_wr_local_inv(x, 0x3342);
+	ibv_wr_send_inv(x, 0x3342);
+	ibv_wr_set_sge(x, 0x1111, (uintptr_t)mem, 8);
+	posts = 0;
+	CHECK(ibv_wr_complete(x) == 0 && posts == 1, "window builders posted");
+	k = posted_wr(0, 0, NULL);
+	CHECK(k && k->wr.opcode == IBV_WR_BIND_MW && k->mw_handle == mw2->handle &&
+	      k->bind_rkey == 0x3342, "ibv_wr_bind_mw's WQE");
+	k = posted_wr(0, 1, NULL);
+	CHECK(k && k->wr.opcode == IBV_WR_LOCAL_INV && k->wr.ex.invalidate_rkey == 0x3342,
+	      "ibv_wr_local_inv's WQE");
+	k = posted_wr(0, 2, NULL);
+	CHECK(k && k->wr.opcode == IBV_WR_SEND_WITH_INV && k->wr.ex.invalidate_rkey == 0x3342 &&
+	      k->wr.num_sge == 1, "ibv_wr_send_inv's WQE");
+	CHECK(ibv_dealloc_mw(mw1) == 0 && last_core(0, IB_USER_VERBS_CMD_DEALLOC_MW, NULL) &&
+	      ibv_dealloc_mw(mw2) == 0, "ibv_dealloc_mw");
+	CHECK(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+}
+
 static void test_unsupported(void)
 {
-	errno = 0;
-	CHECK(!ibv_alloc_mw(pd, IBV_MW_TYPE_1) && errno == EOPNOTSUPP, "alloc_mw");
 	CHECK(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			   IBV_ACCESS_LOCAL_WRITE) != 0, "rereg_mr");
 	errno = 0;
@@ -1344,6 +1388,7 @@ int main(void)
 	test_cq_ex();
 	test_qp_ex();
 	test_xrc_srq();
+	test_mw();
 	test_unsupported();
 	CHECK(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
 	CHECK(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");

@@ -61,12 +61,26 @@ static int wr_num_sge(const void *wr, const void *arg)
 	return w->num_sge;
 }
 
+/* A BIND_MW's fields, trailing the WQE (uapi/xqp_uverbs.h). */
+static void wqe_bind(struct xqp_uverbs_send_wr *k, const struct ibv_mw *mw, uint32_t rkey,
+		     const struct ibv_mw_bind_info *info)
+{
+	k->mw_handle = mw ? mw->handle : 0;
+	k->bind_rkey = rkey;
+	k->mr_lkey = info->mr ? info->mr->lkey : 0;
+	k->bind_access = info->mw_access_flags;
+	k->bind_addr = info->addr;
+	k->bind_length = info->length;
+}
+
 static int wr_lay(void *wqe, struct ib_uverbs_sge *sge, const void *wr, const void *arg)
 {
 	const struct ibv_send_wr *w = wr;
 	const struct xprov_qp *qp = arg;
 
 	xqp_wire_send_wqe(wqe, w, qp->type == IBV_QPT_UD, qp->type == IBV_QPT_XRC_SEND);
+	if (w->opcode == IBV_WR_BIND_MW)
+		wqe_bind(wqe, w->bind_mw.mw, w->bind_mw.rkey, &w->bind_mw.bind_info);
 	if (w->num_sge)
 		memcpy(sge, w->sg_list, (size_t)w->num_sge * sizeof(*sge));
 	return w->num_sge;
@@ -221,24 +235,55 @@ static void b_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr, uin
 		set_atomic(p, rkey, addr, add, 0);
 }
 
-/* What the QP does not support: the batch fails at wr_complete(). */
 static void b_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 		      const struct ibv_mw_bind_info *info)
 {
-	(void)mw; (void)rkey; (void)info;
-	set_err(qpex_to_xqp(qpx), EOPNOTSUPP);
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_BIND_MW, IBV_WR_BIND_MW);
+
+	if (p)
+		wqe_bind(&p->k, mw, rkey, info);
 }
 
 static void b_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 {
-	(void)rkey;
-	set_err(qpex_to_xqp(qpx), EOPNOTSUPP);
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_LOCAL_INV, IBV_WR_LOCAL_INV);
+
+	if (p)
+		p->k.wr.ex.invalidate_rkey = rkey;
 }
 
 static void b_send_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 {
-	(void)rkey;
-	set_err(qpex_to_xqp(qpx), EOPNOTSUPP);
+	struct xprov_pending_wr *p = new_wr(qpx, IBV_QP_EX_WITH_SEND_WITH_INV,
+					  IBV_WR_SEND_WITH_INV);
+
+	if (p)
+		p->k.wr.ex.invalidate_rkey = rkey;
+}
+
+/*
+ * ibv_bind_mw() of a type 1 window: a BIND_MW WR on @ibqp's send queue
+ * (as rxe's provider), under the window's next rkey, which it gets once
+ * the post succeeds.
+ */
+int xprov_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = (unsigned int)mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = xprov_post_send(ibqp, &wr, &bad);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
+	return ret;
 }
 
 static void b_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)

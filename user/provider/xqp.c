@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "xqp.h"
+#include "../wire/wire.h"
 
 /* ---- matching ------------------------------------------------------------ */
 
@@ -210,6 +211,61 @@ static int xprov_dereg_mr(struct abi34_mr *vmr)
 	if (!ret)
 		free(abi34_container_of(vmr, struct xprov_mr, vmr));
 	return ret;
+}
+
+/*
+ * Memory windows: ALLOC_MW and DEALLOC_MW written here (the private ABI's
+ * ibv_cmd_alloc_mw() would add nothing but a dependency). Binding is a
+ * send WR (post.c).
+ */
+static struct ibv_mw *xprov_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_alloc_mw cmd;
+	} req;
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_mw *mw = calloc(1, sizeof(*mw));
+	int err;
+
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.pd_handle = pd->handle;
+	req.cmd.mw_type = (uint8_t)type;
+	err = xqp_wire_write(pd->context->cmd_fd, IB_USER_VERBS_CMD_ALLOC_MW, &req, sizeof(req),
+			     sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->rkey = resp.rkey;
+	mw->handle = resp.mw_handle;
+	mw->type = type;
+	return mw;
+}
+
+static int xprov_dealloc_mw(struct ibv_mw *mw)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dealloc_mw cmd;
+	} req;
+	int err;
+
+	memset(&req, 0, sizeof(req));
+	req.cmd.mw_handle = mw->handle;
+	err = xqp_wire_write(mw->context->cmd_fd, IB_USER_VERBS_CMD_DEALLOC_MW, &req, sizeof(req), 0);
+	if (!err)
+		free(mw);
+	return err;
 }
 
 static struct ibv_ah *xprov_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
@@ -534,13 +590,14 @@ static void xprov_free_context(struct ibv_context *ibctx)
 }
 
 /*
- * Everything not listed stays libibverbs' dummy: EOPNOTSUPP (memory
- * windows, device memory, flows, WQs, RSS, counters, TDs and parent
+ * Everything not listed stays libibverbs' dummy: EOPNOTSUPP (device memory, flows, WQs, RSS, counters, TDs and parent
  * domains, ECE, import, rereg_mr, modify_cq, multicast, ...); the list is
  * in docs/provider.md.
  */
 static const struct abi34_context_ops xprov_ctx_ops = {
+	.alloc_mw = xprov_alloc_mw,
 	.alloc_pd = xprov_alloc_pd,
+	.bind_mw = xprov_bind_mw,
 	.close_xrcd = xprov_close_xrcd,
 	.create_ah = xprov_create_ah,
 	.create_cq = xprov_create_cq,
@@ -549,6 +606,7 @@ static const struct abi34_context_ops xprov_ctx_ops = {
 	.create_qp_ex = xprov_create_qp_ex,
 	.create_srq = xprov_create_srq,
 	.create_srq_ex = xprov_create_srq_ex,
+	.dealloc_mw = xprov_dealloc_mw,
 	.dealloc_pd = xprov_dealloc_pd,
 	.dereg_mr = xprov_dereg_mr,
 	.destroy_ah = xprov_destroy_ah,

@@ -131,6 +131,7 @@ extern const struct abi34_device_ops xprov_device_ops XPROV_HIDDEN;
 /* post.c */
 int xprov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr) XPROV_HIDDEN;
+int xprov_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind) XPROV_HIDDEN;
 /* Sets up the ibv_qp_ex members for @send_ops (IBV_QP_EX_WITH_*). */
 void xprov_qp_ex_init(struct xprov_qp *qp) XPROV_HIDDEN;
 void xprov_qp_ex_free(struct xprov_qp *qp) XPROV_HIDDEN;
@@ -139,7 +140,8 @@ void xprov_qp_ex_free(struct xprov_qp *qp) XPROV_HIDDEN;
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_BIND_MW |	\
+	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /* cq.c */
 int xprov_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc) XPROV_HIDDEN;
