@@ -292,9 +292,10 @@ static void test_send_inv(struct env *e)
 			recv = &wc[i];
 	CASE("send_inv", !ret && i == 2 && recv && recv->status == IBV_WC_SUCCESS &&
 	     (recv->wc_flags & IBV_WC_WITH_INV) && recv->invalidated_rkey == key &&
-	     recv->byte_len == 32, "ret %d completions %d recv %s flags %#x rkey %#x (want %#x)",
-	     ret, i, recv ? "yes" : "no", recv ? recv->wc_flags : 0,
-	     recv ? recv->invalidated_rkey : 0, key);
+	     recv->byte_len == 32,
+	     "ret %d completions %d recv %s status %d flags %#x rkey %#x (want %#x) byte_len %u",
+	     ret, i, recv ? "yes" : "no", recv ? (int)recv->status : -1, recv ? recv->wc_flags : 0,
+	     recv ? recv->invalidated_rkey : 0, key, recv ? recv->byte_len : 0);
 	st = rdma(e, IBV_WR_RDMA_WRITE, 16384, key, 8);
 	CASE("send_inv_invalidated", st == IBV_WC_REM_ACCESS_ERR, "status %d", st);
 	CASE("send_inv_dealloc", ibv_dealloc_mw(mw) == 0, "%s", strerror(errno));
