@@ -58,7 +58,7 @@ static_assert(DX_EV_CQ_ERR == (int)IB_EVENT_CQ_ERR && DX_EV_SRQ_ERR == (int)IB_E
 	      DX_EV_SRQ_LIMIT == (int)IB_EVENT_SRQ_LIMIT_REACHED);
 static_assert(DX_A_ACCESS == (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			      IB_ACCESS_REMOTE_READ) &&
-	      DX_A_ACCESS_BAD == (int)IB_ACCESS_ZERO_BASED && DX_A_MTU == (int)IB_MTU_1024 &&
+	      DX_A_ACCESS_BAD == (int)IB_ZERO_BASED && DX_A_MTU == (int)IB_MTU_1024 &&
 	      DX_A_MIG == (int)IB_MIG_REARM);
 
 /* The reference device's API, resolved at suite init. */
