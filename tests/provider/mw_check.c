@@ -14,6 +14,9 @@
  *  - a bind over an MR without IBV_ACCESS_MW_BIND completes in error.
  * Usage: xqp-mw-check DEV [GID_INDEX]   (a RoCE device needs the GID index;
  *                                         without it the port's LID is used)
+ *        xqp-mw-check DEV --exit-bound  (binds a window of each type and
+ *                                         exits holding everything: the
+ *                                         file's teardown must free it all)
  * Prints "PASS name" / "FAIL name: why" and "mw-check: N passed, N failed".
  */
 #define _GNU_SOURCE
@@ -318,11 +321,36 @@ static void test_bind_refused(struct env *e)
 	CASE("bind_refused_dealloc", ibv_dealloc_mw(mw) == 0, "%s", strerror(errno));
 }
 
+/* Two windows bound (type 2 to qb), and exit: the teardown's to free. */
+static int exit_bound_windows(struct env *e)
+{
+	struct ibv_mw *m1 = ibv_alloc_mw(e->pd, IBV_MW_TYPE_1);
+	struct ibv_mw *m2 = ibv_alloc_mw(e->pd, IBV_MW_TYPE_2);
+	struct ibv_mw_bind b = { .send_flags = IBV_SEND_SIGNALED,
+				 .bind_info = { .mr = e->bmr, .addr = (uintptr_t)e->buf,
+						.length = 4096, .mw_access_flags = RW } };
+	enum ibv_wc_opcode op;
+	struct ibv_send_wr w;
+	struct ibv_wc wc;
+	int ok;
+
+	ok = m1 && m2 && !new_pair(e) && !ibv_bind_mw(e->qb, m1, &b) && poll_one(e, &wc) &&
+	     wc.status == IBV_WC_SUCCESS;
+	if (ok) {
+		w = bind_wr(e, m2, ibv_inc_rkey(m2->rkey), e->bmr, 0, 4096, RW);
+		ok = qb_local(e, &w, &op) == IBV_WC_SUCCESS;
+	}
+	CASE("exit_bound", ok, "%s", strerror(errno));
+	printf("mw-check: %d passed, %d failed\n", passed, failed);
+	return failed != 0;	/* everything left to the file's teardown */
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_port_attr pa;
-	struct env e = { .gid_index = argc > 2 ? atoi(argv[2]) : -1 };
+	int exit_bound = argc > 2 && !strcmp(argv[2], "--exit-bound");
+	struct env e = { .gid_index = argc > 2 && !exit_bound ? atoi(argv[2]) : -1 };
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -347,6 +375,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	e.lid = pa.lid;
+	if (exit_bound)
+		return exit_bound_windows(&e);
 	test_caps(&e);
 	test_type1(&e);
 	test_type2(&e);
