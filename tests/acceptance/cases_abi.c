@@ -132,10 +132,11 @@ static void case_query(void)
 		CHECK(query_device_raw(ctx->cmd_fd, &r) == 0 && r.atomic_cap == 1 &&
 		      r.max_mr == 1u << 20 && r.max_ah == 1u << 20 && r.max_sge_rd == r.max_sge &&
 		      r.max_res_rd_atom == res_rd_atom(&r) && r.local_ca_ack_delay == 15 &&
-		      r.max_mw == 0 && r.max_mcast_grp == 0 && r.max_fmr == 0,
-		      "QUERY_DEVICE: atomic_cap %u max_mr %u max_ah %u max_sge_rd %u res_rd_atom %u ack_delay %u",
+		      r.max_mw == 1u << 20 && (r.device_cap_flags & (1u << 17)) &&
+		      (r.device_cap_flags & (1u << 24)) && r.max_mcast_grp == 0 && r.max_fmr == 0,
+		      "QUERY_DEVICE: atomic_cap %u max_mr %u max_ah %u max_sge_rd %u res_rd_atom %u ack_delay %u max_mw %u cap_flags %#llx",
 		      r.atomic_cap, r.max_mr, r.max_ah, r.max_sge_rd, r.max_res_rd_atom,
-		      r.local_ca_ack_delay);
+		      r.local_ca_ack_delay, r.max_mw, (unsigned long long)r.device_cap_flags);
 	}
 	EXPECT("port0", xqpv_query_port(ctx, 0, &pa), EINVAL);
 	EXPECT("port2", xqpv_query_port(ctx, 2, &pa), EINVAL);
@@ -197,8 +198,8 @@ static void case_header(void)
 	       EINVAL);
 	EXPECT("cmd_reg_smr", raw_cmd(fd, IB_USER_VERBS_CMD_REG_SMR, buf, 0, -1, 0),
 	       EOPNOTSUPP);
-	EXPECT("cmd_alloc_mw", raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_MW, buf, 16, -1, 4),
-	       EOPNOTSUPP);
+	EXPECT("cmd_bind_mw", raw_cmd(fd, IB_USER_VERBS_CMD_BIND_MW, buf, 16, -1, 4),
+	       EOPNOTSUPP);	/* (ALLOC_MW: xqp's devices have windows, the reference none) */
 	/* extended commands */
 	EXPECT("ex_out_of_range", raw_cmd(fd, EXT | 30, buf, 40, 1, 0), EOPNOTSUPP);
 	EXPECT("ex_flow", raw_cmd(fd, EXT | IB_USER_VERBS_EX_CMD_CREATE_FLOW, buf, 40, 1, 0),
@@ -546,6 +547,53 @@ static void case_fuzz(void)
 	xqpv_close_device(ctx);
 }
 
+/* ALLOC_MW into @resp: the errno. */
+static int alloc_mw_raw(int fd, uint32_t pd_handle, uint8_t type,
+			struct ib_uverbs_alloc_mw_resp *resp)
+{
+	struct ib_uverbs_alloc_mw c = { .response = (uintptr_t)resp, .pd_handle = pd_handle,
+					.mw_type = type };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_ALLOC_MW, &c, sizeof(c), -1, sizeof(*resp) / 4);
+}
+
+/*
+ * Memory windows through the raw commands (the reference device has none):
+ * ALLOC_MW's checks in ib_uverbs_alloc_mw()'s order (PD, then type), a
+ * window's rkey, DEALLOC_MW of it once; another file's window handle is
+ * not this file's (ENOENT), and a PD with a window is busy.
+ */
+static void case_mw(void)
+{
+	struct xqpv_context *ctx = open_ctx(), *other = open_ctx();
+	struct xqpv_pd *pd = xqpv_alloc_pd(ctx);
+	struct ib_uverbs_alloc_mw_resp r1, r2;
+	struct ib_uverbs_dealloc_mw d;
+	int fd = ctx->cmd_fd;
+
+	CHECK(pd != NULL, "alloc_pd: %s", strerror(errno));
+	if (!pd)
+		return;
+	EXPECT("alloc_mw_bad_pd", alloc_mw_raw(fd, pd->handle + 1000, 1, &r1), ENOENT);
+	EXPECT("alloc_mw_type_0", alloc_mw_raw(fd, pd->handle, 0, &r1), EINVAL);
+	EXPECT("alloc_mw_type_3", alloc_mw_raw(fd, pd->handle, 3, &r1), EINVAL);
+	EXPECT("alloc_mw_type_1", alloc_mw_raw(fd, pd->handle, 1, &r1), 0);
+	EXPECT("alloc_mw_type_2", alloc_mw_raw(fd, pd->handle, 2, &r2), 0);
+	CHECK(r1.rkey != r2.rkey && (r1.rkey >> 8) != (r2.rkey >> 8) && r1.mw_handle != r2.mw_handle,
+	      "two windows, rkeys %#x %#x handles %u %u", r1.rkey, r2.rkey, r1.mw_handle,
+	      r2.mw_handle);
+	EXPECT("dealloc_pd_busy", xqpv_dealloc_pd(pd), EBUSY);
+	d.mw_handle = r1.mw_handle;
+	EXPECT("dealloc_mw_other_file", raw_cmd(other->cmd_fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d,
+						sizeof(d), -1, 0), ENOENT);
+	EXPECT("dealloc_mw", raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d), -1, 0), 0);
+	EXPECT("dealloc_mw_again", raw_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d), -1, 0),
+	       ENOENT);
+	/* r2 and the PD: the file's teardown */
+	xqpv_close_device(other);
+	xqpv_close_device(ctx);
+}
+
 const struct acc_case acc_cases_abi[] = {
 	{ "abi_fuzz_random_commands", case_fuzz, NULL, 0 },
 	{ "abi_no_context", case_no_context, NULL, 0 },
@@ -558,5 +606,6 @@ const struct acc_case acc_cases_abi[] = {
 	{ "abi_not_implemented", case_not_implemented,
 	  "xqp has no extended commands; Linux has them", 0 },
 	{ "abi_fork_child_eacces", case_fork_eacces, NULL, 0 },
+	{ "abi_memory_windows", case_mw, NULL, ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
 };
