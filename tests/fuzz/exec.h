@@ -56,7 +56,7 @@ enum { SEND_FENCE = 1, SEND_SIGNALED = 2, SEND_SOLICITED = 4, SEND_INLINE = 8 };
 #define QKEY_A	0x11111111u
 #define QKEY_B	0x22222222u
 
-enum { T_PD, T_CQ, T_QP, T_SRQ, T_XRCD, T_MR, T_AH, NT };
+enum { T_PD, T_CQ, T_QP, T_SRQ, T_XRCD, T_MR, T_AH, T_MW, NT };
 #define MAX_OBJ	12
 #define MAX_COMP 4
 #define BUF_PAGES 16
@@ -199,6 +199,9 @@ int post_recv_on(struct ufile *f, const struct fz_op *op, int srq, uint32_t hand
 		 uint8_t shape);
 int post_recv(struct ufile *f, const struct fz_op *op, int srq);
 int reg_mr(struct ufile *f, const struct fz_op *op);
+int alloc_mw(struct ufile *f, const struct fz_op *op);
+/* publishes a range an rkey opens (an MR's, a window's) for remote ops */
+void publish_mr(uint32_t rkey, uint32_t len, uint64_t addr, uint16_t pd, uint8_t dev);
 
 /* exec_connect.c */
 uint32_t conn_mask(int type, int state);

@@ -242,7 +242,6 @@ struct obj *reg_mr_at(struct ufile *f, const struct fz_op *op, struct obj *pd,
 	struct ib_uverbs_reg_mr_resp r;
 	struct ib_uverbs_reg_mr m;
 	struct obj *mr;
-	uint32_t i;
 
 	memset(&m, 0, sizeof(m));
 	m.response = (uintptr_t)&r;
@@ -257,10 +256,16 @@ struct obj *reg_mr_at(struct ufile *f, const struct fz_op *op, struct obj *pd,
 	mr = add_obj(f, T_MR, (struct obj){ .handle = r.mr_handle, .lkey = r.lkey, .rkey = r.rkey,
 					    .addr = iova, .va = start, .len = (uint32_t)length,
 					    .pd = pd ? pd->id : 0, .dev = (uint8_t)f->dev });
-	i = __atomic_fetch_add(&shared->nmr, 1, __ATOMIC_RELAXED) % 16;
-	shared->mr[i] = (struct pub_mr){ .rkey = r.rkey, .len = (uint32_t)length, .addr = iova,
-					 .pd = mr->pd, .dev = (uint8_t)f->dev };
+	publish_mr(r.rkey, (uint32_t)length, iova, mr->pd, (uint8_t)f->dev);
 	return mr;
+}
+
+void publish_mr(uint32_t rkey, uint32_t len, uint64_t addr, uint16_t pd, uint8_t dev)
+{
+	uint32_t i = __atomic_fetch_add(&shared->nmr, 1, __ATOMIC_RELAXED) % 16;
+
+	shared->mr[i] = (struct pub_mr){ .rkey = rkey, .len = len, .addr = addr, .pd = pd,
+					 .dev = dev };
 }
 
 /* CREATE_QP as given; the object knows its PD or XRCD, device and caps */

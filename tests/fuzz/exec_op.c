@@ -346,6 +346,16 @@ static int run_op(struct actor *ac, const struct fz_op *op)
 	}
 	case FZ_REG_MR:
 		return reg_mr(f, op);
+	case FZ_ALLOC_MW:
+		return alloc_mw(f, op);
+	case FZ_DEALLOC_MW: {
+		struct ib_uverbs_dealloc_mw c = { .mw_handle = handle_of(f, T_MW, a[0]) };
+
+		err = cmd(f->fd, IB_USER_VERBS_CMD_DEALLOC_MW, &c, sizeof(c), 0, op);
+		if (!err)
+			remove_handle(f, T_MW, c.mw_handle);
+		return err;
+	}
 	case FZ_DEREG_MR: {
 		struct ib_uverbs_dereg_mr c = { .mr_handle = handle_of(f, T_MR, a[0]) };
 

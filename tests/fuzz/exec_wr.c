@@ -63,13 +63,51 @@ static uint32_t build_sges(struct ufile *f, uint16_t pd, uint8_t sel, uint8_t sh
 	return total;
 }
 
+/* A window of this file's rkey as last bound here (a byte now and then). */
+static uint32_t window_rkey(struct ufile *f, uint8_t b)
+{
+	struct obj *mw = named(f, T_MW, b);
+
+	return mw ? mw->rkey : 0x01010101u * b;
+}
+
+/*
+ * A BIND_MW WR's fields: a window of this file (@b), a piece of an MR of @pd
+ * (@sel), an access and a range (@shape: sometimes zero-based, sometimes
+ * past the MR, of length 0, or with bits no window has). The window's new
+ * rkey is published for remote ops, as if the bind will succeed.
+ */
+static void bind_fields(struct ufile *f, uint16_t pd, uint8_t b, uint8_t sel, uint8_t shape,
+			struct xqp_uverbs_send_wr *w)
+{
+	static const uint32_t access[] = { 0x6, 0x4, 0x2, 0xe, 0x26, 0x8, 0x1, 0x40 };
+	struct obj *mw = named(f, T_MW, b), *mr = mr_of_pd(f, pd, sel);
+	uint32_t len = seg_len[shape % 8] ? seg_len[shape % 8] * 4 : 0;
+	uint64_t off = ((shape >> 3) % 4) * 256u;
+
+	w->mw_handle = mw ? mw->handle : handle_of(f, T_MW, b);
+	w->bind_rkey = mw ? (mw->rkey & ~0xffu) | (uint8_t)(mw->rkey + 1 + (b >> 4)) : b;
+	w->mr_lkey = mr ? mr->lkey : sel;
+	w->bind_access = access[(shape >> 5) % 8];
+	if (mr && off + len > mr->len)
+		off = mr->len > len ? mr->len - len : 0;
+	if (shape >= 0xf8)
+		off = mr ? mr->len : 0;		/* past the MR */
+	w->bind_addr = (mr ? mr->addr : 0) + off;
+	w->bind_length = len;
+	if (!mw)
+		return;
+	mw->rkey = w->bind_rkey;
+	publish_mr(mw->rkey, len, w->bind_access & 0x20 ? 0 : w->bind_addr, mw->pd, mw->dev);
+}
+
 int post_send(struct ufile *f, const struct fz_op *op)
 {
 	static const uint32_t opcodes[] = {
 		IB_UVERBS_WR_SEND, IB_UVERBS_WR_SEND, IB_UVERBS_WR_SEND_WITH_IMM,
 		IB_UVERBS_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, IB_UVERBS_WR_RDMA_READ,
 		IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
-		IB_UVERBS_WR_SEND_WITH_INV, 11,
+		IB_UVERBS_WR_SEND_WITH_INV, 11, IB_UVERBS_WR_BIND_MW, IB_UVERBS_WR_LOCAL_INV,
 	};
 	struct {
 		struct ib_uverbs_post_send h;
@@ -98,7 +136,7 @@ int post_send(struct ufile *f, const struct fz_op *op)
 		w->wr.num_sge = (a[3] >> (2 * i)) & 3;
 		if (nsge + w->wr.num_sge > 12)
 			w->wr.num_sge = 0;
-		w->wr.opcode = pick_u32(a[i & 1 ? 8 : 2], opcodes, 10);
+		w->wr.opcode = pick_u32(a[i & 1 ? 8 : 2], opcodes, 12);
 		/* the last WR signaled unless a bit says otherwise: completions to poll */
 		if (i == nwr - 1 && !(a[9] & 0x40))
 			flags |= SEND_SIGNALED;
@@ -153,6 +191,11 @@ int post_send(struct ufile *f, const struct fz_op *op)
 		}
 		w->xrc_remote_srq_num = qp && qp->connected ?
 			pub_xsrqn(a[11], qp->peer_xrcd, qp->peer_dev) : pub_srqn(a[11]);
+		if (w->wr.opcode == IB_UVERBS_WR_BIND_MW)
+			bind_fields(f, pd, a[12], a[4], a[7], w);
+		else if (w->wr.opcode == IB_UVERBS_WR_LOCAL_INV ||
+			 (w->wr.opcode == IB_UVERBS_WR_SEND_WITH_INV && a[12] < 0x80))
+			w->wr.ex.invalidate_rkey = window_rkey(f, a[12]);
 	}
 	b.h.sge_count = nsge;
 	/* the SGEs follow the WQEs of the size announced */
@@ -203,6 +246,23 @@ int post_recv(struct ufile *f, const struct fz_op *op, int srq)
 
 	return post_recv_on(f, op, srq, handle_of(f, srq ? T_SRQ : T_QP, a[0]), o ? o->pd : 0,
 			    1 + a[1] % 4, a[2], a[3], a[4], a[5]);
+}
+
+/* ALLOC_MW of type 1 or 2 (now and then 0 or 3) in a PD of this file. */
+int alloc_mw(struct ufile *f, const struct fz_op *op)
+{
+	struct ib_uverbs_alloc_mw_resp r;
+	const uint8_t *a = op->a;
+	struct obj *pd = named(f, T_PD, a[0]);
+	struct ib_uverbs_alloc_mw c = { .response = (uintptr_t)&r,
+					.pd_handle = handle_of(f, T_PD, a[0]),
+					.mw_type = a[1] % 16 ? 1 + a[1] % 2 : a[1] % 32 ? 0 : 3 };
+	int err = cmd(f->fd, IB_USER_VERBS_CMD_ALLOC_MW, &c, sizeof(c), sizeof(r) / 4, op);
+
+	if (!err)
+		add_obj(f, T_MW, (struct obj){ .handle = r.mw_handle, .rkey = r.rkey,
+					       .pd = pd ? pd->id : 0, .dev = (uint8_t)f->dev });
+	return err;
 }
 
 int reg_mr(struct ufile *f, const struct fz_op *op)
