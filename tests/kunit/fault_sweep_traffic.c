@@ -17,6 +17,10 @@
  *                send list refused at its third WR), then a UC pair
  *                (RDMA_WRITE_WITH_IMM, a list one WR longer than the send
  *                queue: refused when it is full), polls, teardown.
+ *   traffic_mw   memory windows over an RC pair: a type 2 window of B bound
+ *                by B's QP, an RDMA WRITE through it, a SEND_WITH_INV that
+ *                frees it, bound again and freed by LOCAL_INV, a type 1
+ *                window made and freed, teardown.
  *   traffic_deferred an RC pair with retries: a CQ overrun (CQ_ERR), posts
  *                with IRQs off (executed on the work queue), an RNR NAK
  *                retried once then RNR_RETRY_EXC_ERR, a post to the QP in
@@ -75,7 +79,7 @@
 #define FT_WAIT_MS	2000	/* FT_WAIT: a clean run's handler comes long before */
 #define FT_CQE		16
 #define FT_ACCESS	(XQP_ACCESS_LOCAL_WRITE | XQP_ACCESS_REMOTE_WRITE | \
-			 XQP_ACCESS_REMOTE_READ | XQP_ACCESS_REMOTE_ATOMIC)
+			 XQP_ACCESS_REMOTE_READ | XQP_ACCESS_REMOTE_ATOMIC | XQP_ACCESS_MW_BIND)
 
 /* Where things are in the buffers (offsets into A's or B's). */
 #define FT_A_SRC	0	/* A: what is sent and written (64 bytes) */
@@ -118,6 +122,8 @@ enum ft_op {
 	FT_POST_LIST,		/* q: SENDs, WR .k invalid; .k < 0: one more than the SQ holds */
 	FT_CREATE_AH,		/* on d's PD toward the other device; .n 1: XQP_AH_NO_SLEEP */
 	FT_DESTROY_AH,
+	FT_ALLOC_MW,		/* on d's PD, of type .n */
+	FT_DEALLOC_MW,
 	FT_OPS
 };
 
@@ -128,6 +134,7 @@ static const char *const ft_op_names[FT_OPS] = {
 	"destroy_srq", "modify_srq", "query_srq", "create_qp", "destroy_qp",
 	"modify_qp(INIT)", "modify_qp(RTR)", "modify_qp(RTS)", "post_recv",
 	"post_srq_recv", "post_send", "post_send(list)", "create_ah", "destroy_ah",
+	"alloc_mw", "dealloc_mw",
 };
 
 struct ft_step {
@@ -146,6 +153,7 @@ struct ft_step {
 /* How FT_POST_SEND posts. */
 #define FT_IRQS_OFF	1	/* under a spinlock with IRQs off: run on the work queue */
 #define FT_WAIT		2	/* then until the handler of its CQ (armed) has run */
+#define FT_VIA_MW	4	/* RDMA: through the window's rkey, not the MR's */
 
 /* A program: its steps and what one is called. */
 struct ft_prog {
@@ -156,7 +164,7 @@ struct ft_prog {
 struct ft_obs {
 	s32 nout;
 	s32 out[FT_NOUT];
-	u32 drv[2][6];		/* xqp_soft_counts of A, B: pd cq xrcd srq qp mr */
+	u32 drv[2][7];		/* xqp_soft_counts of A, B: pd cq xrcd srq qp mr mw */
 	u32 held;		/* bit per object the program holds */
 	u32 comps[FT_NC];	/* completion handler calls */
 	u32 cq_events[FT_NC];	/* CQ async events (overruns) */
@@ -184,6 +192,9 @@ struct ft_ctx {
 	s8 qcq[FT_NQ];		/* the CQ a QP was made with */
 	u32 sq_slots[FT_NQ];	/* the granted max_send_wr */
 	struct xqp_ah *ah;
+	struct xqp_mw *mw;
+	u32 mw_key;		/* the rkey the window's last bind gave it */
+	u8 mw_binds;		/* binds posted: each takes the next key byte */
 	struct xqp_send_wr list[FT_LIST];	/* FT_POST_LIST's WRs */
 	struct ft_cq_ctx cqc[FT_NC];
 	bool armed[FT_NC];	/* req_notify_cq succeeded, its handler not seen yet */
@@ -504,12 +515,30 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 
 	if (!t->mr[peer])
 		return FS_RC_DEAD_SLOT;
+	if ((s->how & FT_VIA_MW) && !t->mw)
+		return FS_RC_DEAD_SLOT;
 	switch (s->opcode) {
 	case XQP_WR_RDMA_WRITE:
 	case XQP_WR_RDMA_WRITE_WITH_IMM:
 		sge = ft_sge(t, d, FT_A_SRC, len);
 		wr.wr.rdma.remote_addr = (uintptr_t)(t->buf[peer] + FT_B_WRITE);
-		wr.wr.rdma.rkey = xqp_mr_rkey(t->mr[peer]);
+		wr.wr.rdma.rkey = s->how & FT_VIA_MW ? t->mw_key : xqp_mr_rkey(t->mr[peer]);
+		break;
+	case XQP_WR_BIND_MW:	/* the window to FT_MSG bytes of our own MR */
+		if (!t->mw)
+			return FS_RC_DEAD_SLOT;
+		t->mw_key = (xqp_mw_rkey(t->mw) & ~0xffU) | (u8)(0x40 + ++t->mw_binds);
+		wr.wr.bind.mw = t->mw;
+		wr.wr.bind.rkey = t->mw_key;
+		wr.wr.bind.mr_lkey = xqp_mr_lkey(t->mr[d]);
+		wr.wr.bind.addr = (uintptr_t)(t->buf[d] + FT_B_WRITE);
+		wr.wr.bind.length = FT_MSG;
+		wr.wr.bind.access = XQP_ACCESS_REMOTE_WRITE | XQP_ACCESS_REMOTE_READ;
+		wr.num_sge = 0;
+		break;
+	case XQP_WR_LOCAL_INV:
+		wr.invalidate_rkey = t->mw_key;
+		wr.num_sge = 0;
 		break;
 	case XQP_WR_RDMA_READ:
 		sge = ft_sge(t, d, FT_A_READ, FT_MSG);
@@ -524,8 +553,10 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		wr.wr.atomic.compare_add = s->opcode == XQP_WR_ATOMIC_CMP_AND_SWP ? 15 : 10;
 		wr.wr.atomic.swap = 100;
 		break;
-	default:	/* SEND, SEND_WITH_IMM; to the SRQ for XRC, to q2 for UD */
+	default:	/* SEND, SEND_WITH_IMM, SEND_WITH_INV; to the SRQ for XRC, to q2 for UD */
 		sge = ft_sge(t, d, FT_A_SRC, len);
+		if (s->opcode == XQP_WR_SEND_WITH_INV)
+			wr.invalidate_rkey = t->mw_key;
 		if (xqp_qp_get_type(t->qp[s->q]) == XQP_QPT_XRC_INI) {
 			if (!t->srq)
 				return FS_RC_DEAD_SLOT;
@@ -699,6 +730,10 @@ static bool ft_ready(const struct ft_ctx *t, const struct ft_step *s)
 		return t->pd[s->d];
 	case FT_DESTROY_AH:
 		return t->ah;
+	case FT_ALLOC_MW:
+		return t->pd[s->d] && !t->mw;
+	case FT_DEALLOC_MW:
+		return t->mw;
 	}
 	return true;
 }
@@ -789,6 +824,10 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 							  s->n ? XQP_AH_NO_SLEEP : 0));
 	case FT_DESTROY_AH:
 		return dx_free(t->ah, xqp_destroy_ah(t->ah));
+	case FT_ALLOC_MW:
+		return dx_keep(t->mw, xqp_alloc_mw(t->pd[s->d], s->n));
+	case FT_DEALLOC_MW:
+		return dx_free(t->mw, xqp_dealloc_mw(t->mw));
 	}
 	return -EOPNOTSUPP;
 }
@@ -809,6 +848,7 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 		o->drv[d][3] = c.srq;
 		o->drv[d][4] = c.qp;
 		o->drv[d][5] = c.mr;
+		o->drv[d][6] = c.mw;
 		o->hash[d] = jhash(t->buf[d], FT_BUF, 0);
 		o->held |= !!t->pd[d] << d | !!t->mr[d] << (2 + d);
 	}
@@ -819,7 +859,7 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 	}
 	for (k = 0; k < FT_NQ; k++)
 		o->held |= !!t->qp[k] << (6 + k);
-	o->held |= !!t->xrcd << 10 | !!t->srq << 11 | !!t->ah << 12;
+	o->held |= !!t->xrcd << 10 | !!t->srq << 11 | !!t->ah << 12 | !!t->mw << 13;
 	o->events = atomic_read(&t->events);
 }
 
@@ -867,6 +907,8 @@ static unsigned int ft_teardown(void *ctx, struct kunit *test)
 		left++;
 	if (t->ah && xqp_destroy_ah(t->ah))
 		left++;
+	if (t->mw && xqp_dealloc_mw(t->mw))	/* before the MR it may be bound to */
+		left++;
 	for (d = 1; d >= 0; d--)
 		if (t->mr[d] && xqp_dereg_mr(t->mr[d]))
 			left++;
@@ -882,7 +924,7 @@ static unsigned int ft_teardown(void *ctx, struct kunit *test)
 		kunit_err(test, "traffic: %u objects could not be destroyed\n", left);
 	for (d = 0; d < 2; d++) {
 		xqp_soft_counts(t->soft[d], &c);
-		left += c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr;
+		left += c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr + c.mw;
 	}
 	ft_free(t);
 	return left;
@@ -1118,6 +1160,40 @@ static const struct ft_step ft_gsi_steps[] = {
 };
 
 /*
+ * Memory windows between A (QP 0, CQ 0) and B (QP 1, CQ 1): a type 2
+ * window of B bound by QP 1 to 64 bytes of B's MR, A's RDMA WRITE through
+ * its rkey, A's SEND_WITH_INV that frees it at B (the receive says so),
+ * bound again and freed by B's LOCAL_INV; a type 1 window made and freed.
+ */
+static const struct ft_step ft_mw_steps[] = {
+	{ FT_ALLOC_PD, .d = A },
+	{ FT_ALLOC_PD, .d = B },
+	{ FT_REG_MR, .d = A },
+	{ FT_REG_MR, .d = B },
+	{ FT_CREATE_CQ, .d = A, .c = 0 },
+	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	FT_PAIR(XQP_QPT_RC, 0, 1),
+	{ FT_ALLOC_MW, .d = B, .n = XQP_MW_TYPE_2 },
+	{ FT_POST_SEND, .d = B, .q = 1, .opcode = XQP_WR_BIND_MW },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_RDMA_WRITE, .how = FT_VIA_MW },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POST_RECV, .d = B, .q = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .opcode = XQP_WR_SEND_WITH_INV },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_POST_SEND, .d = B, .q = 1, .opcode = XQP_WR_BIND_MW },
+	{ FT_POST_SEND, .d = B, .q = 1, .opcode = XQP_WR_LOCAL_INV },
+	{ FT_POLL_CQ, .c = 1, .n = 2 },
+	{ FT_DEALLOC_MW },
+	{ FT_ALLOC_MW, .d = A, .n = XQP_MW_TYPE_1 },
+	{ FT_DEALLOC_MW },
+	{ FT_DESTROY_QP, .q = 1 },
+	{ FT_DESTROY_QP, .q = 0 },
+	FT_TEARDOWN,
+};
+
+/*
  * What runs on the work queue, between A (QP 0, CQ 0 of 3 entries) and B
  * (QP 1, CQ 1), an RC pair that retries once; each FT_WAIT post after a
  * req_notify_cq of CQ 0. Then A's QP 2 toward B's QP 3, which stays in
@@ -1203,9 +1279,10 @@ FT_PROG(xrc);
 FT_PROG(ud_uc);
 FT_PROG(deferred);
 FT_PROG(gsi);
+FT_PROG(mw);
 
 const struct fs_prog *const fs_traffic_progs[] = {
 	&fs_traffic_rc, &fs_traffic_xrc, &fs_traffic_ud_uc, &fs_traffic_deferred,
-	&fs_traffic_gsi,
+	&fs_traffic_gsi, &fs_traffic_mw,
 };
 const unsigned int fs_traffic_nprogs = ARRAY_SIZE(fs_traffic_progs);
