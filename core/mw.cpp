@@ -5,7 +5,7 @@
  * driver's: binds and invalidations are work requests, executed in the
  * send queue's order (drivers/soft/mw.c).
  */
-#include "objects.h"
+#include "object_life.h"
 
 using namespace xqp;
 
@@ -25,27 +25,19 @@ extern "C" struct xqp_mw *xqp_alloc_mw(struct xqp_pd *pd, enum xqp_mw_type type)
 {
 	xqp_device *dev = pd->t.dev;
 
-	if (!dev->alive())
-		return err_ptr<xqp_mw>(-XQP_EIO);
-	if (!dev->ops->alloc_mw || !dev->ops->dealloc_mw)
-		return err_ptr<xqp_mw>(-XQP_EOPNOTSUPP);
-	if (type != XQP_MW_TYPE_1 && type != XQP_MW_TYPE_2)
-		return err_ptr<xqp_mw>(-XQP_EINVAL);
-	auto *mw = new (Gfp::account()) xqp_mw;
-	if (!mw)
-		return err_ptr<xqp_mw>(-XQP_ENOMEM);
-	int ret = dev->ops->alloc_mw(dev->drv, pd->t.drv, type, &mw->t.drv, &mw->rkey);
-	if (ret) {
-		delete mw;
-		return err_ptr<xqp_mw>(ret);
-	}
-	mw->t.dev = dev;
-	mw->pd = pd;
-	mw->type = type;
-	pd->usecnt.inc();
-	dev->get();
-	dev->track(&mw->t.dev_node, &xqp_device_objects::mws);
-	return mw;
+	return make_tracked<xqp_mw>(dev, &xqp_device_ops::alloc_mw, &xqp_device_objects::mws,
+				    [&](xqp_mw *mw) {
+					    if (type != XQP_MW_TYPE_1 && type != XQP_MW_TYPE_2)
+						    return -XQP_EINVAL;
+					    int ret = dev->ops->alloc_mw(dev->drv, pd->t.drv, type,
+									 &mw->t.drv, &mw->rkey);
+					    if (ret)
+						    return ret;
+					    mw->pd = pd;
+					    mw->type = type;
+					    pd->usecnt.inc();
+					    return 0;
+				    });
 }
 
 /**

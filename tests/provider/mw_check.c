@@ -25,24 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/verbs.h>
 
-static int passed, failed;
-
-#define CASE(name, cond, ...)							\
-	do {									\
-		if (cond) {							\
-			passed++;						\
-			printf("PASS %s\n", name);				\
-		} else {							\
-			failed++;						\
-			printf("FAIL %s: ", name);				\
-			printf(__VA_ARGS__);					\
-			printf("\n");						\
-		}								\
-	} while (0)
+#include "cases.h"
+#include "verbs_util.h"
 
 #define BUF_LEN		65536
 #define RW		(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
@@ -62,54 +49,23 @@ struct env {
 
 static int poll_one(struct env *e, struct ibv_wc *wc)
 {
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int n = ibv_poll_cq(e->cq, 1, wc);
-
-		if (n)
-			return n;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 5)
-			return 0;
-	}
+	return stress_poll(e->cq, wc, 1, 5000) == 1;
 }
 
+/* INIT, then RTR and RTS toward @dqpn on this device: by GID or by LID. */
 static int to_rts(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = RW | IBV_ACCESS_REMOTE_ATOMIC };
+	struct ibv_ah_attr av = { .dlid = e->lid, .port_num = 1 };
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.port_num = 1;
 	if (e->gid_index >= 0) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = e->gid;
-		a.ah_attr.grh.sgid_index = (uint8_t)e->gid_index;
-		a.ah_attr.grh.hop_limit = 1;
-	} else {
-		a.ah_attr.dlid = e->lid;
+		av.dlid = 0;
+		av.is_global = 1;
+		av.grh.dgid = e->gid;
+		av.grh.sgid_index = (uint8_t)e->gid_index;
+		av.grh.hop_limit = 1;
 	}
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return stress_to_init(qp, RW | IBV_ACCESS_REMOTE_ATOMIC) ||
+	       stress_connect_av(qp, &av, dqpn, false);
 }
 
 /* A fresh pair qa -> qb (the old one, if any, destroyed); qb with ibv_qp_ex. */

@@ -26,22 +26,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "cases.h"
 #include "verbs_util.h"
-
-static int passed, failed;
-
-#define CASE(name, cond, ...)							\
-	do {									\
-		if (cond) {							\
-			passed++;						\
-			printf("PASS %s\n", name);				\
-		} else {							\
-			failed++;						\
-			printf("FAIL %s: ", name);				\
-			printf(__VA_ARGS__);					\
-			printf("\n");						\
-		}								\
-	} while (0)
 
 struct dev {
 	struct ibv_context *ctx;

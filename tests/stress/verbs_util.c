@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Device opening, QP connection and polling for the stress programs and
- * tests/provider/verbs_smoke.c.
+ * Device opening, QP connection and polling for the stress programs,
+ * tests/provider/verbs_smoke.c and tests/provider/mw_check.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,10 +82,17 @@ int stress_to_init(struct ibv_qp *qp, int access)
 
 int stress_connect(struct ibv_qp *qp, uint16_t dlid, uint32_t dqpn, bool recv_only)
 {
+	const struct ibv_ah_attr av = { .dlid = dlid, .port_num = 1 };
+
+	return stress_connect_av(qp, &av, dqpn, recv_only);
+}
+
+int stress_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *av, uint32_t dqpn,
+		      bool recv_only)
+{
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = dqpn,
-		.rq_psn = 0, .max_dest_rd_atomic = 1, .min_rnr_timer = 1,
-		.ah_attr = { .dlid = dlid, .port_num = 1 },
+		.rq_psn = 0, .max_dest_rd_atomic = 1, .min_rnr_timer = 1, .ah_attr = *av,
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |

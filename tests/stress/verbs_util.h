@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * What the stress programs and tests/provider/verbs_smoke.c (xqp-verbs-smoke)
- * share: opening an xqp device through Debian's libibverbs (and so through
+ * What the stress programs, tests/provider/verbs_smoke.c (xqp-verbs-smoke)
+ * and tests/provider/mw_check.c (xqp-mw-check) share: opening an xqp device through Debian's libibverbs (and so through
  * xqp's provider), connecting RC-like QPs, and polling with a deadline.
  * Public libibverbs API only.
  */
@@ -36,6 +36,9 @@ int stress_to_init(struct ibv_qp *qp, int access);
 
 /* INIT -> RTR towards (@dlid, @dqpn), then RTS unless @recv_only. */
 int stress_connect(struct ibv_qp *qp, uint16_t dlid, uint32_t dqpn, bool recv_only);
+/* The same towards the address @av (a RoCE device's: a GRH, no LID). */
+int stress_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *av, uint32_t dqpn,
+		      bool recv_only);
 
 /*
  * Polls @cq until @n completions are in @wc or @timeout_ms pass. Returns how
