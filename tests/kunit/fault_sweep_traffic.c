@@ -1023,14 +1023,18 @@ static const struct fs_prog_ops ft_ops = {
 	{ FT_DEALLOC_PD, .d = B },			\
 	{ FT_DEALLOC_PD, .d = A }
 
+/* The start of a program: both PDs, both buffers' MRs, CQ 0 on A, CQ 1 on B. */
+#define FT_NODES					\
+	{ FT_ALLOC_PD, .d = A },			\
+	{ FT_ALLOC_PD, .d = B },			\
+	{ FT_REG_MR, .d = A },				\
+	{ FT_REG_MR, .d = B },				\
+	{ FT_CREATE_CQ, .d = A, .c = 0 },		\
+	{ FT_CREATE_CQ, .d = B, .c = 1 }
+
 /* RC between A (QP 0, CQ 0) and B (QP 1, CQ 1, armed), every opcode. */
 static const struct ft_step ft_rc_steps[] = {
-	{ FT_ALLOC_PD, .d = A },
-	{ FT_ALLOC_PD, .d = B },
-	{ FT_REG_MR, .d = A },
-	{ FT_REG_MR, .d = B },
-	{ FT_CREATE_CQ, .d = A, .c = 0 },
-	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	FT_NODES,
 	{ FT_NOTIFY_CQ, .c = 1 },
 	{ FT_QUERY_DEVICE, .d = A },
 	{ FT_QUERY_PORT, .d = A },
@@ -1057,12 +1061,7 @@ static const struct ft_step ft_rc_steps[] = {
 
 /* XRC: A's XRC_INI (QP 1, CQ 0) into B's XRC SRQ (CQ 1) through B's XRC_TGT (QP 0). */
 static const struct ft_step ft_xrc_steps[] = {
-	{ FT_ALLOC_PD, .d = A },
-	{ FT_ALLOC_PD, .d = B },
-	{ FT_REG_MR, .d = A },
-	{ FT_REG_MR, .d = B },
-	{ FT_CREATE_CQ, .d = A, .c = 0 },
-	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	FT_NODES,
 	{ FT_ALLOC_XRCD, .d = B },
 	{ FT_CREATE_SRQ, .d = B, .c = 1 },
 	{ FT_CREATE_QP, .d = B, .q = 0, .type = XQP_QPT_XRC_TGT },
@@ -1103,12 +1102,7 @@ static const struct ft_step ft_xrc_steps[] = {
  * senders complete.
  */
 static const struct ft_step ft_ud_uc_steps[] = {
-	{ FT_ALLOC_PD, .d = A },
-	{ FT_ALLOC_PD, .d = B },
-	{ FT_REG_MR, .d = A },
-	{ FT_REG_MR, .d = B },
-	{ FT_CREATE_CQ, .d = A, .c = 0 },
-	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	FT_NODES,
 	{ FT_CREATE_AH, .d = A },
 	FT_PAIR(XQP_QPT_UD, 0, 1),
 	{ FT_POST_RECV, .d = B, .q = 1 },
@@ -1166,12 +1160,7 @@ static const struct ft_step ft_gsi_steps[] = {
  * bound again and freed by B's LOCAL_INV; a type 1 window made and freed.
  */
 static const struct ft_step ft_mw_steps[] = {
-	{ FT_ALLOC_PD, .d = A },
-	{ FT_ALLOC_PD, .d = B },
-	{ FT_REG_MR, .d = A },
-	{ FT_REG_MR, .d = B },
-	{ FT_CREATE_CQ, .d = A, .c = 0 },
-	{ FT_CREATE_CQ, .d = B, .c = 1 },
+	FT_NODES,
 	FT_PAIR(XQP_QPT_RC, 0, 1),
 	{ FT_ALLOC_MW, .d = B, .n = XQP_MW_TYPE_2 },
 	{ FT_POST_SEND, .d = B, .q = 1, .opcode = XQP_WR_BIND_MW },
@@ -1257,6 +1246,7 @@ static const struct ft_step ft_deferred_steps[] = {
 };
 
 #undef FT_TEARDOWN
+#undef FT_NODES
 #undef FT_PAIR
 #undef FT_PAIR_RETRY
 #undef A
