@@ -35,6 +35,7 @@ struct soft_mw {
 	xqp_u64 mr_addr;		/*   whose 0 is the MR's address mr_addr */
 	int access;
 	xqp_u32 qpn;			/* type 2: the QP it is bound to */
+	xqp_u8 dead;			/* being freed: no bind takes it */
 };
 
 static struct soft_mw *soft_mw_of(struct soft_keyed *k)
@@ -101,8 +102,10 @@ int soft_dealloc_mw(void *drv, void *drv_mw)
 	err = soft_enter_obj(soft, XQP_SOFT_OP_DEALLOC_MW, mw);
 	if (err)
 		return err;
+	/* unbound and dead at once: a bind running meanwhile binds nothing */
 	flags = xqp_spin_lock_irqsave(&soft->lock);
 	soft_mw_unbind(mw);
+	mw->dead = 1;
 	xqp_spin_unlock_irqrestore(&soft->lock, flags);
 	/* remote accesses hold its MR, not the window: nothing to wait for */
 	soft_numtab_delete(soft, &soft->mrns, &soft->counts.mw, mw->index);
@@ -176,8 +179,8 @@ static int soft_mw_bind(struct soft_qp *qp, const struct soft_swqe *w)
 
 	flags = xqp_spin_lock_irqsave(&soft->lock);
 	mw = soft_mw_of(soft_numtab_lookup(&soft->mrns, w->bind_mw));
-	if (mw && mw->serial != w->bind_serial)
-		mw = (struct soft_mw *)0;	/* freed since the post */
+	if (mw && (mw->serial != w->bind_serial || mw->dead))
+		mw = (struct soft_mw *)0;	/* freed since the post, or being freed */
 	if (w->bind_len)
 		mr = soft_mr_find(soft, w->bind_lkey);
 	ok = mw && (mr || !w->bind_len) && soft_mw_bind_ok(qp, w, mw, mr);

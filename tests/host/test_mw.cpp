@@ -286,4 +286,33 @@ TEST_F(Windows, DeallocOfABoundWindowReleasesItsMr)
 	EXPECT_EQ(rdma(qa, XQP_WR_RDMA_READ, b.addr(0), key, 8), XQP_WC_REM_ACCESS_ERR);
 }
 
+/*
+ * A bind that runs while its window is freed binds nothing: the window's MR
+ * is free to go afterwards, whichever came first (each round: a bind posted
+ * with IRQs off, so executed on the work queue, and the window freed at
+ * once by the poster).
+ */
+TEST_F(Windows, ABindRacingTheDeallocLeavesTheMrFree)
+{
+	for (int round = 0; round < 1000; round++) {
+		xqp_qp *qa, *qb;
+		pair(XQP_QPT_RC, &qa, &qb);
+		xqp_mr *mr = xqp_reg_kernel_mr(b.pd, b.buf.data(), 4096, kBindable);
+		ASSERT_FALSE(xqp_is_err(mr));
+		xqp_mw *m = xqp_alloc_mw(b.pd, XQP_MW_TYPE_1);
+		ASSERT_FALSE(xqp_is_err(m));
+		xqp_send_wr w = bind_wr(m, rekey(m, 1), mr, b.addr(0), 64, kRw);
+		unsigned long flags = xqp_irq_save();
+		int rc = post_send(qb, w);
+		xqp_irq_restore(flags);
+		EXPECT_EQ(rc, 0);
+		EXPECT_EQ(xqp_dealloc_mw(m), 0);
+		ASSERT_EQ(poll_n(b.scq, 1).size(), 1u);	/* bound, or MW_BIND_ERR */
+		ASSERT_EQ(xqp_dereg_mr(mr), 0) << "round " << round;
+		EXPECT_EQ(xqp_destroy_qp(qb), 0);
+		EXPECT_EQ(xqp_destroy_qp(qa), 0);
+		qps_.resize(qps_.size() - 2);
+	}
+}
+
 } // namespace
