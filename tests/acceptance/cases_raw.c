@@ -160,10 +160,14 @@ static int raw_recv(struct rside *s, uint64_t wr_id, uint32_t off, uint32_t len,
 	return err;
 }
 
-/* POST_SEND of two WRs (a SEND_WITH_IMM and an RDMA_WRITE) of @wqe bytes each. */
+/*
+ * POST_SEND of two WRs (a SEND_WITH_IMM and an RDMA_WRITE) of @wqe bytes
+ * each, at most xqp's WQE.
+ */
 static int raw_send2(struct rside *s, const struct rside *peer, size_t wqe, uint32_t *bad_wr)
 {
-	unsigned char body[sizeof(struct ib_uverbs_post_send) + 2 * 64 +
+	unsigned char body[sizeof(struct ib_uverbs_post_send) +
+			   2 * sizeof(struct xqp_uverbs_send_wr) +
 			   2 * sizeof(struct ib_uverbs_sge)];
 	struct ib_uverbs_post_send *cmd = (void *)body;
 	struct ib_uverbs_post_send_resp resp = { 0 };
@@ -173,6 +177,8 @@ static int raw_send2(struct rside *s, const struct rside *peer, size_t wqe, uint
 	size_t len = sizeof(*cmd) + 2 * wqe + 2 * sizeof(*sg);
 	int err;
 
+	if (wqe > sizeof(struct xqp_uverbs_send_wr))
+		return E2BIG;	/* not a case of this program */
 	memset(body, 0, sizeof(body));
 	cmd->response = (uintptr_t)&resp;
 	cmd->qp_handle = s->qp;

@@ -4,7 +4,8 @@
  * has no room for the XRC remote SRQ number. One wire format for every QP
  * type (docs/uverbs.md "XRC sends"): the header, struct
  * ib_uverbs_post_send, wr_count WQEs of sizeof(struct xqp_uverbs_send_wr)
- * (= ib_uverbs_send_wr + xrc_remote_srq_num + reserved), then the SGEs of
+ * (= ib_uverbs_send_wr + xrc_remote_srq_num + reserved + a window bind's
+ * fields), then the SGEs of
  * every WR in order, laid out and chunked by the wire layer (user/wire),
  * which also maps the kernel's bad_wr back to the WR.
  *
