@@ -82,6 +82,12 @@ bench-traffic:
 bench-msgrate:
 	$(Q)scripts/bench-msgrate
 
+# Debian's rc and ud pingpongs on xqp and rxe under a host CPU hog, the two
+# processes on one vCPU, on two, or where the guest puts them
+# (scripts/bench-placement; build/bench/placement.md).
+bench-placement:
+	$(Q)scripts/bench-placement
+
 # xqp's core against Linux's ib_core in the same kernel, Debian 6.12 in QEMU
 # (scripts/bench-kernel; build/bench/kernel-results.txt). Its correctness
 # pass is scripts/bench-kernel --check.
@@ -201,7 +207,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire bench-msgrate kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
+.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire bench-msgrate bench-placement kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:
