@@ -633,6 +633,12 @@ void soft_wire_respond(struct soft_qp *qp, struct soft_rx *rx);
 void soft_wire_resp_work(struct xqp_work *work);
 void soft_wire_ack(struct soft_qp *qp, struct soft_rx *rx);
 void soft_wire_timer(struct xqp_work *work);
+/* The send queue's head WQE (caller holds sq.lock; sq.count > 0). */
+static inline struct soft_swqe *soft_head(struct soft_qp *qp)
+{
+	return (struct soft_swqe *)soft_ring_at(&qp->sq, qp->sq.head);
+}
+
 /* wire_send.c, for wire_ack.c; each with sq.lock held */
 /* Sends again from @psn: the WQE holding it and those after (a READ whole). */
 void soft_wire_rewind(struct soft_qp *qp, xqp_u32 psn);

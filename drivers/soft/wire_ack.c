@@ -19,11 +19,6 @@ static int soft_psn_ge(xqp_u32 psn, xqp_u32 ref)
 	return !(soft_psn_diff(psn, ref) & 0x800000);
 }
 
-static struct soft_swqe *soft_head(struct soft_qp *qp)
-{
-	return soft_ring_at(&qp->sq, qp->sq.head);
-}
-
 /* Whether the head WQE has been sent, in part at least (and is not acknowledged). */
 static int soft_head_sent(struct soft_qp *qp)
 {

@@ -245,13 +245,13 @@ static int soft_wire_pick(struct soft_qp *qp, xqp_u32 mtu, struct soft_wire_next
 	if (rq->dead || rq->rnr_wait || rq->tx_idx >= sq->count)
 		return 0;
 	/* a BIND_MW or LOCAL_INV waits until the WQEs before it complete */
-	if (soft_is_local_op(((struct soft_swqe *)soft_ring_at(sq, sq->head + rq->tx_idx))->opcode))
+	w = soft_ring_at(sq, sq->head + rq->tx_idx);
+	if (soft_is_local_op(w->opcode))
 		return 0;
 	/* (sending again from before una, after a rewind, is not in flight) */
 	in_flight = soft_psn_diff(rq->tx_psn, rq->una);
 	if (!(in_flight & 0x800000) && in_flight >= SOFT_WIRE_WINDOW)
 		return 0;
-	w = soft_ring_at(sq, sq->head + rq->tx_idx);
 	first = rq->tx_off == 0;
 	if (first) {
 		flags = xqp_spin_lock_irqsave(&qp->lock);
@@ -359,7 +359,7 @@ static void *soft_wire_build_next(struct soft_qp *qp, struct soft_wire_next *nx)
 static int soft_wire_local_head(struct soft_qp *qp)
 {
 	return !qp->wreq.dead && !qp->wreq.tx_idx && qp->sq.count &&
-	       soft_is_local_op(((struct soft_swqe *)soft_ring_at(&qp->sq, qp->sq.head))->opcode);
+	       soft_is_local_op(soft_head(qp)->opcode);
 }
 
 /* Completes and drops the head WQE (caller holds sq.lock, drops it). */
@@ -446,8 +446,7 @@ int soft_wire_sq_run(struct soft_qp *qp, int budget)
 			return 0;
 		}
 		if (soft_wire_local_head(qp)) {	/* executed here, in order, no packet */
-			soft_wire_pop(qp, flags,
-				      soft_mw_local_op(qp, soft_ring_at(&qp->sq, qp->sq.head)));
+			soft_wire_pop(qp, flags, soft_mw_local_op(qp, soft_head(qp)));
 			continue;
 		}
 		if (!soft_wire_pick(qp, mtu, &nx)) {
