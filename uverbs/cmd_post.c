@@ -144,7 +144,7 @@ static int post_respond(struct xqp_cmd *cmd, int ret, u32 bad_wr)
 /* One send WR and what this layer holds for it until the post is done. */
 struct usend_wr {
 	struct xqp_send_wr wr;
-	struct xqp_uobj *ah;	/* UD: the AH, BIND_MW: the window, read-locked */
+	struct xqp_uobj *held;	/* UD: the AH, BIND_MW: the window; read-locked */
 	void *inline_buf;	/* IB_SEND_INLINE: the copied data */
 };
 
@@ -175,7 +175,7 @@ static int send_wr_bind(struct send_ctx *c, const struct xqp_uverbs_send_wr *u,
 	mw = xqp_uobj_get(c->cmd->ufile, XQP_UOBJ_MW, u->mw_handle, XQP_LOOKUP_READ);
 	if (IS_ERR(mw))
 		return PTR_ERR(mw);
-	w->ah = mw;
+	w->held = mw;
 	w->wr.wr.bind.mw = mw->object;
 	w->wr.wr.bind.rkey = u->bind_rkey;
 	w->wr.wr.bind.mr_lkey = u->mr_lkey;
@@ -200,7 +200,7 @@ static int send_wr_fields(struct send_ctx *c, const struct xqp_uverbs_send_wr *u
 				  XQP_LOOKUP_READ);
 		if (IS_ERR(ah))
 			return PTR_ERR(ah);
-		w->ah = ah;
+		w->held = ah;
 		w->wr.wr.ud.ah = ah->object;
 		w->wr.wr.ud.remote_qpn = uw->wr.ud.remote_qpn;
 		w->wr.wr.ud.remote_qkey = uw->wr.ud.remote_qkey;
@@ -295,7 +295,7 @@ static int send_wr_build(struct send_ctx *c, u32 i)
 	ret = send_wr_fields(c, &u, w);
 	if (ret)
 		return ret;
-	c->built = i + 1;	/* wrs[i] may hold an AH from here */
+	c->built = i + 1;	/* wrs[i] may hold an AH or window from here */
 	ret = send_wr_xrc(c, &u, w);
 	if (ret)
 		return ret;
@@ -326,8 +326,8 @@ static void send_wrs_release(struct send_ctx *c)
 		struct usend_wr *w = &c->wrs[--c->built];
 
 		kfree(w->inline_buf);
-		if (w->ah)
-			xqp_uobj_put(w->ah, XQP_LOOKUP_READ);
+		if (w->held)
+			xqp_uobj_put(w->held, XQP_LOOKUP_READ);
 	}
 }
 
