@@ -176,7 +176,7 @@ enum class Life : u8 { live, dying };
  * What a real QP's lock protects. Event walks read the share list without
  * the lock (the RcuList reader protocol) and are counted in walks: a share
  * closed while none runs is freed at once; one closed during a walk waits
- * out a delivery to it (its own lock), goes on retired, and the last walk
+ * out a delivery to it (its state), goes on retired, and the last walk
  * frees it, so a walker never reads freed memory.
  */
 struct QpShared {
@@ -215,12 +215,18 @@ struct RealQp : Allocated, Pinned {
 };
 
 /*
- * A share: 64 bytes where a spinlock_t is 4 (xqp_object_sizes()), from the
- * share cache (XQP_CACHE_SHARE), zeroed.
+ * A share: 56 bytes on every kernel, having no lock (xqp_object_sizes()),
+ * from the share cache (XQP_CACHE_SHARE), zeroed.
  */
 struct Share {
 	xqp_qp base;
-	SpinLock<bool> closed{XQP_LOCK_SHARE};	/* set by a close during a walk */
+	/*
+	 * OPEN, or DELIVERING while one walker runs its handler, or CLOSED by
+	 * a close during a walk (qp_event.cpp): taken with one compare-and-
+	 * swap, inline, where a lock would cost two calls into the seam.
+	 */
+	enum : u32 { OPEN, DELIVERING, CLOSED };
+	Atomic<u32> state;
 	ListNode node;		/* on real->shared.shares */
 	union {
 		RealQp *real;		/* while open */

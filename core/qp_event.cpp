@@ -4,23 +4,31 @@
  * exactly once each, with element.qp set to that share. The walk reads the
  * share list without the QP's lock, counted in the QP's walks (so no share
  * it may reach is freed under it: see QpShared); each delivery holds only
- * that share's lock, which a close during a walk takes to mark it closed.
- * So no handler runs after its close has returned, opens and closes (of
- * this QP too) go on while a handler runs, and unrelated QPs never contend.
- * IRQs are off for the whole walk (handlers run in atomic context anyway),
- * so each share's lock is taken without an IRQ toggle of its own.
+ * that share's state at DELIVERING (one compare-and-swap, inline: no lock,
+ * no call into the seam), which a close during a walk waits out before it
+ * sets CLOSED. So no handler runs after its close has returned, opens and
+ * closes (of this QP too) go on while a handler runs, and unrelated QPs
+ * never contend. IRQs are off for the whole walk (handlers run in atomic
+ * context anyway): nothing preempts a delivery a closer waits for.
  */
 #include "objects.h"
 
 using namespace xqp;
 
-static void deliver(Share *h, xqp_event *ev, const IrqsOff &irqs)
+/* Runs @h's handler unless it is closed; waits out another walker's delivery to it. */
+static void deliver(Share *h, xqp_event *ev)
 {
-	auto closed = h->closed.lock(irqs);
-	if (!*closed && h->handler) {
-		ev->element.qp = h->c();
-		h->handler(ev, h->context);
+	if (!h->handler)
+		return;
+	for (u32 cur = Share::OPEN; !h->state.cmpxchg(cur, Share::DELIVERING);
+	     cur = Share::OPEN) {
+		if (cur == Share::CLOSED)
+			return;
+		xqp_cpu_relax();
 	}
+	ev->element.qp = h->c();
+	h->handler(ev, h->context);
+	h->state.store(Share::OPEN);
 }
 
 /**
@@ -47,7 +55,7 @@ extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
 		IrqsOff irqs;
 		real->shared.lock(irqs)->walks++;
 		real->shared.rcu_view().shares.for_each(
-			[&](ListNode *n) { deliver(Share::from_node(n), &ev, irqs); });
+			[&](ListNode *n) { deliver(Share::from_node(n), &ev); });
 		auto s = real->shared.lock(irqs);
 		if (--s->walks == 0) {
 			done = s->retired;

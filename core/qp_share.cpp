@@ -35,7 +35,8 @@ Share *Share::unlink(QpShared &s)
 	if (!s.walks)
 		return this;	/* no walker can be on it, nor reach it */
 	/* Waits out a delivery to it in progress; none starts after. */
-	*closed.lock() = true;
+	for (u32 cur = OPEN; !state.cmpxchg(cur, CLOSED); cur = OPEN)
+		xqp_cpu_relax();
 	next_retired = s.retired;
 	s.retired = this;
 	return nullptr;

@@ -20,6 +20,15 @@ public:
 	T inc() { return __atomic_add_fetch(&v_, 1, __ATOMIC_SEQ_CST); }
 	T exchange(T v) { return __atomic_exchange_n(&v_, v, __ATOMIC_ACQ_REL); }
 	T dec() { return __atomic_sub_fetch(&v_, 1, __ATOMIC_SEQ_CST); }
+	/*
+	 * Sets @desired if the value is @expected (acquire on success); else
+	 * puts the value found in @expected. True when it set it.
+	 */
+	bool cmpxchg(T &expected, T desired)
+	{
+		return __atomic_compare_exchange_n(&v_, &expected, desired, false,
+						   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	}
 	/* Increments unless zero; true when it did (refcount_inc_not_zero). */
 	bool inc_not_zero()
 	{

@@ -48,7 +48,6 @@ static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 	[XQP_LOCK_DEVICE_CLIENTS] = "xqp_device_clients",
 	[XQP_LOCK_XRCD] = "xqp_xrcd_table",
 	[XQP_LOCK_QP] = "xqp_qp",
-	[XQP_LOCK_SHARE] = "xqp_share",
 	[XQP_LOCK_SOFT] = "xqp_soft",
 	[XQP_LOCK_SOFT_WQ] = "xqp_soft_wq",
 	[XQP_LOCK_SOFT_CQ] = "xqp_soft_cq",

@@ -123,7 +123,7 @@ TEST_F(Core, TheLastOfTwoWalksFreesTheClosed)
 	ASSERT_FALSE(xqp_is_err(victim) || xqp_is_err(g));
 	long base = xqp_host_live_allocs();
 
-	/* walk 1 blocks in the gate; walk 2 then blocks on the gate's lock */
+	/* walk 1 blocks in the gate; walk 2 then waits its turn at the gate (DELIVERING) */
 	std::thread w1([&] { xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST); });
 	while (!gate.in_handler.load())
 		std::this_thread::yield();
@@ -138,6 +138,41 @@ TEST_F(Core, TheLastOfTwoWalksFreesTheClosed)
 	EXPECT_EQ(gate.calls.load(), 2);
 	EXPECT_EQ(xqp_host_live_allocs(), base - 1);
 	EXPECT_EQ(xqp_close_qp(g), 0);
+	EXPECT_EQ(xqp_destroy_qp(c), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+}
+
+/*
+ * A close of the share whose handler is running returns only once that
+ * call has: it waits out the delivery (DELIVERING), then nothing more.
+ */
+TEST_F(Core, CloseWaitsOutItsShareDeliveryInProgress)
+{
+	xqp_xrcd *x = xrcd();
+	xqp_qp *c = create_tgt(x);
+	u32 qpn = xqp_qp_num(c);
+	Gate gate;
+	xqp_qp *g = open(x, qpn, gate_handler, &gate);
+	ASSERT_FALSE(xqp_is_err(g));
+	long base = xqp_host_live_allocs();
+
+	std::thread eventer([&] { xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST); });
+	while (!gate.in_handler.load())
+		std::this_thread::yield();
+	std::atomic<bool> closed{false};
+	std::thread closer([&] {
+		EXPECT_EQ(xqp_close_qp(g), 0);
+		closed = true;
+	});
+	std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	EXPECT_FALSE(closed.load());			/* its handler still runs */
+	gate.release = true;
+	closer.join();
+	eventer.join();
+	EXPECT_TRUE(closed.load());
+	EXPECT_EQ(xqp_host_live_allocs(), base - 1);	/* the walk's end freed it */
+	EXPECT_EQ(xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST), 0);
+	EXPECT_EQ(gate.calls.load(), 1);
 	EXPECT_EQ(xqp_destroy_qp(c), 0);
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }

@@ -54,7 +54,6 @@ enum xqp_lock_class {
 	XQP_LOCK_DEVICE_CLIENTS,	/* a device's client data, event delivery */
 	XQP_LOCK_XRCD,		/* one XRCD's qp_num table writers */
 	XQP_LOCK_QP,		/* one real QP's share list and state */
-	XQP_LOCK_SHARE,	/* one share's event delivery vs close */
 	XQP_LOCK_SOFT,		/* the soft device's own tables */
 	XQP_LOCK_SOFT_WQ,	/* one soft send/receive queue or SRQ ring */
 	XQP_LOCK_SOFT_CQ,	/* one soft CQ ring */
