@@ -40,9 +40,14 @@ T *make_tracked(xqp_device *dev, Op xqp_device_ops::*op, RcuList xqp_device_obje
 	return obj;
 }
 
-/* What must stop before an object is freed: a CQ's comp_handler calls owed. */
+/* What must stop before an object is freed: the handler calls owed. */
 inline void quiesce(void *) {}
-inline void quiesce(xqp_cq *cq) { xqp_work_cancel_sync(&cq->comp_work); }
+inline void quiesce(xqp_srq *srq) { srq->events.retire(); }
+inline void quiesce(xqp_cq *cq)
+{
+	cq->events.retire();
+	xqp_work_cancel_sync(&cq->comp_work);
+}
 
 /* @unmake(drv) asks the driver; skipped once the device has detached it. */
 template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
@@ -66,20 +71,49 @@ template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
 inline void set_element(xqp_event &ev, xqp_cq *cq) { ev.element.cq = cq; }
 inline void set_element(xqp_event &ev, xqp_srq *srq) { ev.element.srq = srq; }
 
-/*
- * An async event of @obj (a CQ or an SRQ) to the handler it was created
- * with, if any, once, as Linux drivers call ib_cq/ib_srq->event_handler.
- */
-template <typename T> void raise_event(T *obj, xqp_event_type type)
+/* One event of @type to @obj's (a CQ's or an SRQ's) handler, as Linux drivers call ib_cq/ib_srq->event_handler. */
+template <typename T> void call_handler(T *obj, xqp_event_type type)
 {
 	xqp_event ev = {};
 
-	if (!obj->handler)
-		return;
 	ev.device = obj->t.dev;
 	ev.event = type;
 	set_element(ev, obj);
 	obj->handler(&ev, obj->context);
+}
+
+template <typename T> void deliver_event(void *obj, xqp_event_type type)
+{
+	call_handler(static_cast<T *>(obj), type);
+}
+
+/*
+ * For make_tracked()'s make(), before the driver: checks @flags and gives a
+ * handler without XQP_EVENT_INLINE its box. 0, -EINVAL or -ENOMEM.
+ */
+template <typename T> int make_event_box(T *obj, u32 flags)
+{
+	if (!event_flags_valid(flags))
+		return -XQP_EINVAL;
+	if (!obj->handler || (flags & XQP_EVENT_INLINE))
+		return 0;
+	EventBox *box = EventBox::create(obj, deliver_event<T>);
+	if (!box)
+		return -XQP_ENOMEM;
+	obj->events.set(box);
+	return 0;
+}
+
+/* An async event of @obj (a CQ or an SRQ): now, or owed to its box. */
+template <typename T> void raise_event(T *obj, xqp_event_type type)
+{
+	if (!obj->handler)
+		return;
+	if (EventBox *box = obj->events.get()) {
+		box->raise(type);
+		return;
+	}
+	call_handler(obj, type);
 }
 
 } // namespace xqp

@@ -22,6 +22,7 @@
 #define XQP_OBJECTS_H
 
 #include "xqp/driver.h"
+#include "events.h"
 #include "qp_table.h"
 #include "util/lock.h"
 #include "util/rcu_list.h"
@@ -112,6 +113,7 @@ struct xqp_cq : xqp::Allocated, xqp::Pinned {
 	xqp_comp_handler_t comp_handler;
 	xqp_event_handler_t handler;
 	void *context;
+	xqp::OwnedEventBox events;		/* without XQP_EVENT_INLINE */
 	xqp::Atomic<xqp::u32> usecnt;
 	bool comp_inline;			/* XQP_CQ_COMP_INLINE */
 	xqp::Atomic<xqp::u32> comp_fires;	/* comp_handler calls owed: */
@@ -127,6 +129,7 @@ struct xqp_srq : xqp::Allocated, xqp::Pinned {
 	xqp::u32 srq_num;
 	xqp_event_handler_t handler;
 	void *context;
+	xqp::OwnedEventBox events;	/* without XQP_EVENT_INLINE */
 	xqp::Atomic<xqp::u32> usecnt;
 };
 
@@ -201,6 +204,11 @@ struct RealQp : Allocated, Pinned {
 	xqp_xrcd *xrcd;		/* XRC_TGT only */
 	xqp_event_handler_t handler;	/* non-XRC_TGT only */
 	void *context;
+	/*
+	 * Non-XRC_TGT: the creator's handler without XQP_EVENT_INLINE. An
+	 * XRC_TGT QP's from the first such share, kept until it is freed.
+	 */
+	OwnedEventBox events;
 	void *uobj;
 	const char *caller;	/* the kernel module that created it, or null */
 	SpinLock<QpShared> shared{XQP_LOCK_QP};
@@ -211,6 +219,7 @@ struct RealQp : Allocated, Pinned {
 	static RealQp *from(xqp_qp *qp) { return reinterpret_cast<RealQp *>(qp); }
 	xqp_qp *c() { return &base; }
 	bool is_xrc_tgt() const { return type == XQP_QPT_XRC_TGT; }
+	/* Retires its event box (may sleep), then frees it after a grace period. */
 	void free_after_grace();
 };
 
@@ -220,6 +229,7 @@ struct RealQp : Allocated, Pinned {
  */
 struct Share {
 	xqp_qp base;
+	bool inline_events;	/* XQP_EVENT_INLINE: delivered by the raiser's walk */
 	/*
 	 * OPEN, or DELIVERING while one walker runs its handler, or CLOSED by
 	 * a close during a walk (qp_event.cpp): taken with one compare-and-
@@ -252,7 +262,7 @@ struct Share {
 	xqp_qp *c() { return &base; }
 
 	static Share *create(RealQp *real, xqp_event_handler_t handler,
-			      void *context);
+			      void *context, u32 event_flags);
 	/* Link into real's list; real->shared must be locked by the caller. */
 	void link(QpShared &s);
 	/*
@@ -268,6 +278,9 @@ struct Share {
 /* Device registry (registry.cpp): clients hear of devices coming and going. */
 void registry_add(xqp_device *dev);
 void registry_remove(xqp_device *dev);
+
+/* An event box's delivery for a real QP (qp_event.cpp). */
+void deliver_qp_event(void *real, xqp_event_type type);
 
 /* Drops what an ordinary QP took on its PD, CQs and SRQ at creation. */
 void qp_uses_put(RealQp *qp);

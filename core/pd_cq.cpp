@@ -33,7 +33,7 @@ extern "C" int xqp_dealloc_pd(struct xqp_pd *pd)
  * xqp_create_cq - create a completion queue with at least @cqe entries.
  * @dev: the device.
  * @cqe: the entries asked for; the driver may grant more (xqp_cq_cqe()).
- * @event_handler: called for the CQ's async events, in atomic context.
+ * @event_handler: called for the CQ's async events, from a work item of the CQ.
  * @cq_context: passed to @event_handler.
  *
  * Return: the CQ, or ERR_PTR(-EIO / -EOPNOTSUPP / -ENOMEM / driver error).
@@ -70,7 +70,8 @@ static void cq_comp_work(xqp_work *work)
  * @dev: the device.
  * @attr: its size (the driver may grant more: xqp_cq_cqe()), the handler
  *	  called after xqp_req_notify_cq() armed the CQ, the async event
- *	  handler, the context both get, and flags (XQP_CQ_COMP_INLINE).
+ *	  handler, the context both get, flags (XQP_CQ_COMP_INLINE) and
+ *	  event_flags (XQP_EVENT_INLINE).
  *
  * The comp_handler runs from a work item of the CQ (process context, never
  * the context that made the completion: a handler may post, and destroy
@@ -79,7 +80,8 @@ static void cq_comp_work(xqp_work *work)
  * made. It must not destroy its own CQ. None runs once xqp_destroy_cq()
  * has returned.
  *
- * Return: the CQ, or ERR_PTR(-EINVAL for unknown flags; as xqp_create_cq()).
+ * Return: the CQ, or ERR_PTR(-EINVAL for unknown flags or event_flags; as
+ * xqp_create_cq()).
  */
 extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 					     const struct xqp_cq_init_attr *attr)
@@ -95,6 +97,9 @@ extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 					    cq->context = attr->cq_context;
 					    cq->comp_inline = attr->flags & XQP_CQ_COMP_INLINE;
 					    xqp_work_init(&cq->comp_work, cq_comp_work);
+					    int ret = make_event_box(cq, attr->event_flags);
+					    if (ret)
+						    return ret;
 					    cq->cqe = cqe;
 					    return dev->ops->create_cq(dev->drv, cqe, &cq->t.drv,
 								       &cq->cqe, cq);
@@ -144,11 +149,12 @@ extern "C" int xqp_cq_cqe(const struct xqp_cq *cq)
  * @core_cq: the cookie create_cq was given.
  * @type: the event (XQP_EVENT_CQ_ERR).
  *
- * Calls the handler xqp_create_cq() registered, if any, once, with
- * element.cq set to @core_cq, as Linux drivers call ib_cq->event_handler.
- * The driver must not call it for a CQ whose destroy_cq has returned.
+ * Has the event handler the CQ was created with, if any, called once, with
+ * element.cq set to @core_cq, as Linux drivers call ib_cq->event_handler:
+ * from the CQ's work item for events, or here with XQP_EVENT_INLINE. The
+ * driver must not call it for a CQ whose destroy_cq has returned.
  *
- * Context: any; the handler runs in the caller's (atomic) context.
+ * Context: any.
  */
 extern "C" void xqp_cq_event(struct xqp_cq *core_cq, enum xqp_event_type type)
 {

@@ -50,7 +50,7 @@ static xqp_sig_type sig_type(const xqp_sig_type *type)
 /* Objects given with @attr must belong to @dev; XRC_TGT needs an XRCD. */
 static int check_attr(xqp_device *dev, xqp_pd *pd, const xqp_qp_init_attr *attr)
 {
-	if (!known_type(&attr->qp_type))
+	if (!known_type(&attr->qp_type) || !event_flags_valid(attr->event_flags))
 		return -XQP_EINVAL;
 	if (attr->qp_type == XQP_QPT_XRC_TGT)
 		return attr->xrcd && attr->xrcd->t.dev == dev ? 0 : -XQP_EINVAL;
@@ -83,6 +83,15 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 		qp->srq = attr->srq;
 		qp->handler = attr->event_handler;
 		qp->context = attr->qp_context;
+	}
+	/* the creator's handler, on its share for XRC_TGT, may need the box */
+	if (attr->event_handler && !(attr->event_flags & XQP_EVENT_INLINE)) {
+		EventBox *box = EventBox::create(qp, deliver_qp_event);
+		if (!box) {
+			delete qp;
+			return err_ptr<RealQp>(-XQP_ENOMEM);
+		}
+		qp->events.set(box);
 	}
 
 	xqp_drv_qp_create req = {};
@@ -140,7 +149,8 @@ static void destroy_unpublished(RealQp *qp)
 static xqp_qp *publish_xrc_tgt(RealQp *real, xqp_qp_init_attr *attr, void *uobj)
 {
 	xqp_xrcd *xrcd = real->xrcd;
-	Share *h = Share::create(real, attr->event_handler, attr->qp_context);
+	Share *h = Share::create(real, attr->event_handler, attr->qp_context,
+				 attr->event_flags);
 	if (!h)
 		return err_ptr<xqp_qp>(-XQP_ENOMEM);
 	h->uobj = uobj;

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Async QP events. A shared QP's event goes to every share with a handler,
- * exactly once each, with element.qp set to that share. The walk reads the
- * share list without the QP's lock, counted in the QP's walks (so no share
- * it may reach is freed under it: see QpShared); each delivery holds only
- * that share's state at DELIVERING (one compare-and-swap, inline: no lock,
- * no call into the seam), which a close during a walk waits out before it
- * sets CLOSED. So no handler runs after its close has returned, opens and
- * closes (of this QP too) go on while a handler runs, and unrelated QPs
- * never contend. IRQs are off for the whole walk (handlers run in atomic
- * context anyway): nothing preempts a delivery a closer waits for.
+ * exactly once each, with element.qp set to that share: the raiser's walk
+ * delivers to the shares opened with XQP_EVENT_INLINE, the QP's event box
+ * (events.h) to the others, from its work item, by a walk of its own. A
+ * walk reads the share list without the QP's lock, counted in the QP's
+ * walks (so no share it may reach is freed under it: see QpShared); each
+ * delivery holds only that share's state at DELIVERING (one compare-and-
+ * swap, inline: no lock, no call into the seam), which a close during a
+ * walk waits out before it sets CLOSED. So no handler runs after its close
+ * has returned, opens and closes (of this QP too) go on while a handler
+ * runs, and unrelated QPs never contend. IRQs are off for the whole walk:
+ * nothing preempts a delivery a closer waits for.
  */
 #include "objects.h"
 
@@ -18,8 +20,6 @@ using namespace xqp;
 /* Runs @h's handler unless it is closed; waits out another walker's delivery to it. */
 static void deliver(Share *h, xqp_event *ev)
 {
-	if (!h->handler)
-		return;
 	for (u32 cur = Share::OPEN; !h->state.cmpxchg(cur, Share::DELIVERING);
 	     cur = Share::OPEN) {
 		if (cur == Share::CLOSED)
@@ -31,31 +31,23 @@ static void deliver(Share *h, xqp_event *ev)
 	h->state.store(Share::OPEN);
 }
 
-/**
- * xqp_qp_event - report an async event on a real QP (driver side).
- * Context: any; handlers run in atomic context.
- */
-extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
+/* One event to the shares of @real with a handler that are (@inl) or are not inline. */
+static void walk(RealQp *real, xqp_event_type type, bool inl)
 {
-	RealQp *real = RealQp::from(core_qp);
 	xqp_event ev = {};
+	Share *done = nullptr;
 
 	ev.device = real->dev;
 	ev.event = type;
-	if (!real->is_xrc_tgt()) {
-		if (real->handler) {
-			ev.element.qp = real->c();
-			real->handler(&ev, real->context);
-		}
-		return;
-	}
-	Share *done = nullptr;
 	{
 		/* one IRQ toggle for the walk, not one per share */
 		IrqsOff irqs;
 		real->shared.lock(irqs)->walks++;
-		real->shared.rcu_view().shares.for_each(
-			[&](ListNode *n) { deliver(Share::from_node(n), &ev); });
+		real->shared.rcu_view().shares.for_each([&](ListNode *n) {
+			Share *h = Share::from_node(n);
+			if (h->handler && h->inline_events == inl)
+				deliver(h, &ev);
+		});
 		auto s = real->shared.lock(irqs);
 		if (--s->walks == 0) {
 			done = s->retired;
@@ -67,4 +59,50 @@ extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
 		delete done;
 		done = next;
 	}
+}
+
+/* The creator's handler of a QP other than XRC_TGT. */
+static void call_creator(RealQp *real, xqp_event_type type)
+{
+	xqp_event ev = {};
+
+	ev.device = real->dev;
+	ev.event = type;
+	ev.element.qp = real->c();
+	real->handler(&ev, real->context);
+}
+
+void xqp::deliver_qp_event(void *real, xqp_event_type type)
+{
+	RealQp *qp = static_cast<RealQp *>(real);
+
+	if (qp->is_xrc_tgt())
+		walk(qp, type, false);
+	else
+		call_creator(qp, type);
+}
+
+/**
+ * xqp_qp_event - report an async event on a real QP (driver side).
+ *
+ * Each handler runs here if registered with XQP_EVENT_INLINE, else from
+ * the QP's work item.
+ *
+ * Context: any; handlers called here run in atomic context.
+ */
+extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
+{
+	RealQp *real = RealQp::from(core_qp);
+	EventBox *box = real->events.get();
+
+	if (!real->is_xrc_tgt()) {
+		if (box)
+			box->raise(type);
+		else if (real->handler)
+			call_creator(real, type);
+		return;
+	}
+	walk(real, type, true);
+	if (box)
+		box->raise(type);
 }

@@ -7,27 +7,38 @@ using namespace xqp;
 /**
  * xqp_open_qp - open a share of an XRC_TGT QP of @xrcd (ib_open_qp).
  * @xrcd: the XRC domain the QP was created in.
- * @open_attr: qp_num, qp_type (must be XRC_TGT), event handler and context.
+ * @open_attr: qp_num, qp_type (must be XRC_TGT), event handler, context and
+ *	       event_flags (XQP_EVENT_INLINE).
  *
  * The lookup takes no lock: the table is read under RCU, then only the one
  * real QP's lock is taken to add the share. A QP of another XRCD, or one
  * whose last share is being destroyed, is not found.
  *
- * Return: a new share, or ERR_PTR(-EINVAL: wrong type or no such QP in
- * this XRCD; -EIO: device removed; -ENOMEM).
+ * Return: a new share, or ERR_PTR(-EINVAL: wrong type, unknown event_flags
+ * or no such QP in this XRCD; -EIO: device removed; -ENOMEM).
  */
 extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 				      const struct xqp_qp_open_attr *open_attr)
 {
-	if (enum_int(&open_attr->qp_type) != XQP_QPT_XRC_TGT)
+	if (enum_int(&open_attr->qp_type) != XQP_QPT_XRC_TGT ||
+	    !event_flags_valid(open_attr->event_flags))
 		return err_ptr<xqp_qp>(-XQP_EINVAL);
 	if (!xrcd->t.dev->alive())
 		return err_ptr<xqp_qp>(-XQP_EIO);
 
 	Share *h = Share::create(nullptr, open_attr->event_handler,
-				   open_attr->qp_context);
+				   open_attr->qp_context, open_attr->event_flags);
 	if (!h)
 		return err_ptr<xqp_qp>(-XQP_ENOMEM);
+	/* the QP's box, in case it has none yet: made here, where we may sleep */
+	EventBox *spare = nullptr;
+	if (h->handler && !h->inline_events) {
+		spare = EventBox::create(nullptr, deliver_qp_event);
+		if (!spare) {
+			delete h;
+			return err_ptr<xqp_qp>(-XQP_ENOMEM);
+		}
+	}
 
 	bool found = false;
 	{
@@ -36,12 +47,18 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 		if (real) {
 			auto s = real->shared.lock();
 			if (s->life == Life::live) {
+				if (spare && !real->events.get()) {
+					spare->bind(real);
+					real->events.set(spare);
+					spare = nullptr;
+				}
 				h->real = real;
 				h->link(*s);
 				found = true;
 			}
 		}
 	}
+	EventBox::retire(spare);	/* never raised */
 	if (!found) {
 		delete h;	/* never published */
 		return err_ptr<xqp_qp>(-XQP_EINVAL);

@@ -10,7 +10,8 @@ static_assert(XQP_CACHE_CLASSES == 1, "a size for every cache class");
 
 namespace xqp {
 
-Share *Share::create(RealQp *real, xqp_event_handler_t handler, void *context)
+Share *Share::create(RealQp *real, xqp_event_handler_t handler, void *context,
+		     u32 event_flags)
 {
 	Share *h = new (Gfp::account()) Share;
 	if (!h)
@@ -19,6 +20,7 @@ Share *Share::create(RealQp *real, xqp_event_handler_t handler, void *context)
 	h->real = real;
 	h->handler = handler;
 	h->context = context;
+	h->inline_events = event_flags & XQP_EVENT_INLINE;
 	return h;
 }
 
@@ -54,6 +56,7 @@ static void free_real_qp_rcu(xqp_rcu_head *head)
 
 void RealQp::free_after_grace()
 {
+	events.retire();
 	xqp_call_rcu(&rcu, free_real_qp_rcu);
 }
 

@@ -47,6 +47,9 @@ extern "C" struct xqp_srq *xqp_create_srq(struct xqp_pd *pd,
 			s->xrcd = xrc ? attr->xrcd : nullptr;
 			s->handler = attr->event_handler;
 			s->context = attr->srq_context;
+			int ret = make_event_box(s, attr->event_flags);
+			if (ret)
+				return ret;
 			return dev->ops->create_srq(dev->drv, pd->t.drv,
 						    xrc ? s->xrcd->t.drv : nullptr,
 						    xrc ? s->cq->t.drv : nullptr, attr,
@@ -78,13 +81,14 @@ extern "C" xqp_u32 xqp_srq_num(const struct xqp_srq *srq)
  * @core_srq: the cookie create_srq was given.
  * @type: the event (XQP_EVENT_SRQ_ERR, XQP_EVENT_SRQ_LIMIT_REACHED).
  *
- * Calls the handler xqp_create_srq() registered (srq_init_attr's
- * event_handler), if any, once, with element.srq set to @core_srq, as Linux
- * drivers call ib_srq->event_handler. A QP's LAST_WQE_REACHED is a QP event
+ * Has the handler xqp_create_srq() registered (srq_init_attr's
+ * event_handler), if any, called once, with element.srq set to @core_srq,
+ * as Linux drivers call ib_srq->event_handler: from the SRQ's work item, or
+ * here with XQP_EVENT_INLINE. A QP's LAST_WQE_REACHED is a QP event
  * (xqp_qp_event()). The driver must not call it for an SRQ whose
  * destroy_srq has returned.
  *
- * Context: any; the handler runs in the caller's (atomic) context.
+ * Context: any.
  */
 extern "C" void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type)
 {

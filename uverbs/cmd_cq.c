@@ -48,6 +48,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 	attr.comp_handler = xqp_ucq_comp_handler;
 	attr.flags = XQP_CQ_COMP_INLINE;	/* it queues an event and wakes */
 	attr.event_handler = xqp_uverbs_event_handler;
+	attr.event_flags = XQP_EVENT_INLINE;	/* it queues an event and wakes */
 	attr.cq_context = &ucq->uevent;
 	cq = xqp_create_cq_attr(cmd->xdev, &attr);
 	if (IS_ERR(cq)) {

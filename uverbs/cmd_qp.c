@@ -136,6 +136,7 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 
 	xqp_uevent_init(&uqp->uevent, ufile);
 	attr.event_handler = xqp_uverbs_event_handler;
+	attr.event_flags = XQP_EVENT_INLINE;	/* it queues an event and wakes */
 	attr.qp_context = &uqp->uevent;
 	attr.sq_sig_type = req.sq_sig_all ? XQP_SIGNAL_ALL_WR : XQP_SIGNAL_REQ_WR;
 	attr.qp_type = req.qp_type;
@@ -207,6 +208,7 @@ int xqp_cmd_open_qp(struct xqp_cmd *cmd)
 	uobj->user_handle = req.user_handle;
 	xqp_uevent_init(&uqp->uevent, cmd->ufile);
 	attr.event_handler = xqp_uverbs_event_handler;
+	attr.event_flags = XQP_EVENT_INLINE;	/* it queues an event and wakes */
 	attr.qp_context = &uqp->uevent;
 	attr.qp_num = req.qpn;
 	attr.qp_type = req.qp_type;	/* any value: the core checks it (ib_open_qp) */

@@ -263,6 +263,7 @@ static int create_xsrq(struct xqp_cmd *cmd, struct ib_uverbs_create_xsrq *req)
 	uobj->user_handle = req->user_handle;
 	xqp_uevent_init(eobj, cmd->ufile);
 	attr.event_handler = xqp_uverbs_event_handler;
+	attr.event_flags = XQP_EVENT_INLINE;	/* it queues an event and wakes */
 	attr.srq_context = eobj;
 	/*
 	 * Any value, as Linux passes it on: the core reads it as an integer and

@@ -48,6 +48,7 @@ struct World {
 		init.xrcd = xrcd;
 		init.event_handler = handler;
 		init.qp_context = ctx;
+		init.event_flags = XQP_EVENT_INLINE;	/* the walk, timed at the raise */
 		return xqp_create_qp_user(dev, nullptr, &init, nullptr, nullptr, "bench");
 	}
 	xqp_qp *open(u_int32_t qpn, xqp_event_handler_t handler = nullptr, void *ctx = nullptr)
@@ -57,6 +58,7 @@ struct World {
 		oa.qp_type = XQP_QPT_XRC_TGT;
 		oa.event_handler = handler;
 		oa.qp_context = ctx;
+		oa.event_flags = XQP_EVENT_INLINE;
 		return xqp_open_qp(xrcd, &oa);
 	}
 };

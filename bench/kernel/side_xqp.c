@@ -28,6 +28,7 @@ static inline void *bks_open(struct bk_dev *d, u32 qpn, struct bk_hctx *c)
 	struct xqp_qp_open_attr oa = {
 		.event_handler = xb_event,
 		.qp_context = c,
+		.event_flags = XQP_EVENT_INLINE,	/* delivered at the raise, as ib_core's walk */
 		.qp_num = qpn,
 		.qp_type = XQP_QPT_XRC_TGT,
 	};
@@ -45,6 +46,7 @@ static inline void *bks_create(struct bk_dev *d, struct bk_hctx *c, u32 *qpn)
 	struct xqp_qp_init_attr init = {
 		.event_handler = xb_event,
 		.qp_context = c,
+		.event_flags = XQP_EVENT_INLINE,
 		.xrcd = d->xrcd,
 		.qp_type = XQP_QPT_XRC_TGT,
 	};

@@ -142,13 +142,14 @@ void rcu_worker_start()
 
 /*
  * Deferred work: two worker threads over one deadline-ordered queue. An
- * item never runs on two workers at once (as the kernel's workqueues).
+ * item never runs on two workers at once (as the kernel's workqueues). The
+ * items running are known by address in the pool, so a function may free
+ * its own item, as in the kernel.
  */
 using Clock = std::chrono::steady_clock;
 struct HostWork {
 	Clock::time_point due;
 	bool pending;
-	bool running;
 	bool canceling;		/* queueing is refused meanwhile */
 };
 static_assert(sizeof(HostWork) <= sizeof(((xqp_work *)0)->opaque));
@@ -158,11 +159,17 @@ struct WorkPool {
 	std::condition_variable cv;	/* queue changed */
 	std::condition_variable done;	/* an item finished */
 	std::vector<xqp_work *> queue;
-	int running = 0;
+	std::vector<const xqp_work *> running;	/* by address only */
 };
 WorkPool *pool;
 
 HostWork *hw(xqp_work *w) { return reinterpret_cast<HostWork *>(w->opaque); }
+thread_local const xqp_work *work_here;	/* the item this worker runs */
+
+bool is_running(const xqp_work *w)
+{
+	return std::find(pool->running.begin(), pool->running.end(), w) != pool->running.end();
+}
 
 /* The first queued item that is due and not running, or the next deadline. */
 xqp_work *pick(Clock::time_point now, Clock::time_point *next)
@@ -170,7 +177,7 @@ xqp_work *pick(Clock::time_point now, Clock::time_point *next)
 	*next = Clock::time_point::max();
 	for (auto it = pool->queue.begin(); it != pool->queue.end(); ++it) {
 		HostWork *h = hw(*it);
-		if (h->running)
+		if (is_running(*it))
 			continue;
 		if (h->due <= now) {
 			xqp_work *w = *it;
@@ -188,7 +195,9 @@ void run_work_item(xqp_work *w)
 	int armed = work_nth.exchange(0);
 
 	work_nth_here = armed > 0 ? armed : 0;
-	w->fn(w);
+	work_here = w;
+	w->fn(w);	/* may free w */
+	work_here = nullptr;
 	if (armed > 0) {
 		if (work_nth_here) {	/* not reached: armed for the next item */
 			int zero = 0;
@@ -214,13 +223,11 @@ void work_loop()
 			continue;
 		}
 		hw(w)->pending = false;
-		hw(w)->running = true;
-		pool->running++;
+		pool->running.push_back(w);
 		l.unlock();
 		run_work_item(w);
 		l.lock();
-		hw(w)->running = false;
-		pool->running--;
+		pool->running.erase(std::find(pool->running.begin(), pool->running.end(), w));
 		pool->done.notify_all();
 		pool->cv.notify_all();
 	}
@@ -520,7 +527,7 @@ void xqp_seam_exit(void)
 void xqp_work_init(struct xqp_work *work, xqp_work_fn_t fn)
 {
 	work->fn = fn;
-	new (work->opaque) HostWork{Clock::now(), false, false, false};
+	new (work->opaque) HostWork{Clock::now(), false, false};
 }
 
 void xqp_work_queue(struct xqp_work *work, xqp_u32 delay_us)
@@ -567,8 +574,23 @@ void xqp_work_cancel_sync(struct xqp_work *work)
 	if (it != pool->queue.end())
 		pool->queue.erase(it);
 	h->pending = false;
-	pool->done.wait(l, [h] { return !h->running; });
+	pool->done.wait(l, [work] { return !is_running(work); });
 	h->canceling = false;
+}
+
+void xqp_work_cancel(struct xqp_work *work)
+{
+	work_pool_start();
+	std::lock_guard<std::mutex> l(pool->m);
+	auto it = std::find(pool->queue.begin(), pool->queue.end(), work);
+	if (it != pool->queue.end())
+		pool->queue.erase(it);
+	hw(work)->pending = false;
+}
+
+int xqp_work_is_current(const struct xqp_work *work)
+{
+	return work_here == work;
 }
 
 void xqp_work_flush_all(void)
@@ -581,7 +603,7 @@ void xqp_work_flush_all(void)
 		for (xqp_work *w : pool->queue)
 			if (hw(w)->due <= now)
 				return false;
-		return pool->running == 0;
+		return pool->running.empty();
 	});
 }
 

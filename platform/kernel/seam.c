@@ -449,6 +449,18 @@ void xqp_work_cancel_sync(struct xqp_work *work)
 }
 EXPORT_SYMBOL_GPL(xqp_work_cancel_sync);
 
+void xqp_work_cancel(struct xqp_work *work)
+{
+	cancel_delayed_work((struct delayed_work *)work->opaque);
+}
+EXPORT_SYMBOL_GPL(xqp_work_cancel);
+
+int xqp_work_is_current(const struct xqp_work *work)
+{
+	return current_work() == &((const struct delayed_work *)work->opaque)->work;
+}
+EXPORT_SYMBOL_GPL(xqp_work_is_current);
+
 void xqp_work_flush_all(void)
 {
 	flush_workqueue(xqp_wq);

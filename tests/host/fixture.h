@@ -71,6 +71,7 @@ protected:
 		init.qp_type = XQP_QPT_XRC_TGT;
 		init.xrcd = x;
 		init.event_handler = handler;
+		init.event_flags = XQP_EVENT_INLINE;
 		init.qp_context = ctx;
 		xqp_qp *h = xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "test");
 		EXPECT_FALSE(xqp_is_err(h)) << xqp_ptr_err(h);
@@ -83,6 +84,7 @@ protected:
 		oa.qp_num = qpn;
 		oa.qp_type = XQP_QPT_XRC_TGT;
 		oa.event_handler = handler;
+		oa.event_flags = XQP_EVENT_INLINE;
 		oa.qp_context = ctx;
 		return xqp_open_qp(x, &oa);
 	}

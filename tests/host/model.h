@@ -206,6 +206,7 @@ template <typename S, typename R> void Run<S, R>::step(uint8_t kind, uint8_t x, 
 		init.qp_type = XQP_QPT_XRC_TGT;
 		init.xrcd = xrcds_[s].x;
 		init.event_handler = ev ? on_event : nullptr;
+		init.event_flags = XQP_EVENT_INLINE;
 		init.qp_context = ev;
 		arm_alloc(y);
 		xqp_qp *h = xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "model");
@@ -234,6 +235,7 @@ template <typename S, typename R> void Run<S, R>::step(uint8_t kind, uint8_t x, 
 		oa.qp_num = (x & 0xf0) == 0xf0 ? reals_[r].qpn + 1000 : reals_[r].qpn;
 		oa.qp_type = XQP_QPT_XRC_TGT;
 		oa.event_handler = ev ? on_event : nullptr;
+		oa.event_flags = XQP_EVENT_INLINE;
 		oa.qp_context = ev;
 		bool found = false;
 		for (MReal &m : reals_)

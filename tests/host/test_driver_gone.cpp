@@ -184,6 +184,7 @@ TEST_F(Core, RefusedDestroyOfAnUnpublishedQpKeepsIt)
 	xqp_qp_init_attr init = {};
 	init.qp_type = XQP_QPT_XRC_TGT;
 	init.event_handler = count_event;
+	init.event_flags = XQP_EVENT_INLINE;
 	init.qp_context = &ev;
 	int refused = 0, n = 0;
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CQ and SRQ async events: xqp_cq_event() / xqp_srq_event() call the handler
- * registered at create, once, with element.cq / element.srq set (as Linux's
- * ib_cq->event_handler / ib_srq->event_handler); the soft device's raise
- * hooks never reach an object whose destroy has returned.
+ * Async events: xqp_cq_event() / xqp_srq_event() / xqp_qp_event() have the
+ * handler registered at create (or open) called once per event, with
+ * element.cq / .srq / .qp set (as Linux's ib_cq/ib_srq/ib_qp->event_handler):
+ * where raised with XQP_EVENT_INLINE, else from a work item of the object
+ * (core/events.h); the soft device's raise hooks never reach an object
+ * whose destroy has returned, and no handler runs after it.
  */
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "fixture.h"
@@ -16,8 +19,10 @@ struct Seen {
 	std::atomic<int> calls{0};
 	std::atomic<bool> destroyed{false};
 	std::atomic<int> after_destroy{0};
+	std::atomic<bool> off_thread{false};	/* a call ran on another thread */
 	xqp_event last = {};
 	void *context = nullptr;
+	std::thread::id raiser = std::this_thread::get_id();
 };
 
 void record(xqp_event *ev, void *context)
@@ -26,10 +31,43 @@ void record(xqp_event *ev, void *context)
 
 	if (s->destroyed.load())
 		s->after_destroy++;
+	if (std::this_thread::get_id() != s->raiser)
+		s->off_thread = true;
 	s->last = *ev;
 	s->context = context;
 	s->calls++;
 }
+
+/* Holds its caller until released (10 s at most); counts the calls. */
+struct Gate {
+	std::atomic<int> calls{0};
+	std::atomic<bool> in{false}, release{false};
+	static void on(xqp_event *, void *ctx)
+	{
+		auto *g = static_cast<Gate *>(ctx);
+		g->calls++;
+		g->in = true;
+		for (int i = 0; i < 10000 && !g->release.load(); i++)
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+};
+
+/* Destroys its SRQ at its first event, once told to go. */
+struct SrqKiller {
+	xqp_srq *srq = nullptr;
+	std::atomic<int> calls{0}, rc{1};
+	std::atomic<bool> in{false}, go{false};
+	static void on(xqp_event *, void *ctx)
+	{
+		auto *k = static_cast<SrqKiller *>(ctx);
+		if (k->calls++ != 0)
+			return;
+		k->in = true;
+		for (int i = 0; i < 10000 && !k->go.load(); i++)
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		k->rc = xqp_destroy_srq(k->srq);
+	}
+};
 
 } // namespace
 
@@ -50,7 +88,7 @@ protected:
 		Core::TearDown();
 	}
 	xqp_srq *srq(Seen *seen, xqp_srq_type type = XQP_SRQT_BASIC, xqp_xrcd *x = nullptr,
-		     xqp_cq *cq = nullptr)
+		     xqp_cq *cq = nullptr, u32 event_flags = XQP_EVENT_INLINE)
 	{
 		xqp_srq_init_attr sa = {};
 		sa.srq_type = type;
@@ -58,6 +96,7 @@ protected:
 		sa.xrcd = x;
 		sa.cq = cq;
 		sa.event_handler = seen ? record : nullptr;
+		sa.event_flags = event_flags;
 		sa.srq_context = seen;
 		xqp_srq *s = xqp_create_srq(pd_, &sa);
 		EXPECT_FALSE(xqp_is_err(s)) << xqp_ptr_err(s);
@@ -74,7 +113,9 @@ TEST_F(Events, CqEventReachesItsHandlerOnce)
 	ASSERT_FALSE(xqp_is_err(other));
 
 	EXPECT_EQ(xqp_soft_raise_cq_event(soft_, cq, XQP_EVENT_CQ_ERR), 0);
+	xqp_work_flush_all();	/* no XQP_EVENT_INLINE: from the CQ's work item */
 	EXPECT_EQ(seen.calls.load(), 1);
+	EXPECT_TRUE(seen.off_thread.load());
 	EXPECT_EQ(seen.last.event, XQP_EVENT_CQ_ERR);
 	EXPECT_EQ(seen.last.element.cq, cq);
 	EXPECT_EQ(seen.last.device, dev());
@@ -162,4 +203,157 @@ TEST_F(Events, NoCqOrSrqEventAfterDestroy)
 		EXPECT_EQ(cseen.after_destroy.load(), 0);
 		EXPECT_EQ(sseen.after_destroy.load(), 0);
 	}
+}
+
+/* A kernel client's SRQ handler runs from the SRQ's work item, once per event. */
+TEST_F(Events, SrqEventsOfAKernelClientComeFromItsWorkItem)
+{
+	Seen seen;
+	xqp_srq *s = srq(&seen, XQP_SRQT_BASIC, nullptr, nullptr, 0);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(xqp_soft_raise_srq_event(soft_, xqp_srq_num(s), XQP_EVENT_SRQ_LIMIT_REACHED), 0);
+	EXPECT_EQ(xqp_soft_raise_srq_event(soft_, xqp_srq_num(s), XQP_EVENT_SRQ_ERR), 0);
+	xqp_work_flush_all();
+	EXPECT_EQ(seen.calls.load(), 4);
+	EXPECT_TRUE(seen.off_thread.load());
+	EXPECT_EQ(seen.last.element.srq, s);
+	EXPECT_EQ(xqp_destroy_srq(s), 0);
+}
+
+/*
+ * A shared QP's event reaches each share once: the inline ones (uverbs')
+ * before the raise returns, the others from the QP's work item; a share
+ * closed before the event hears nothing. The box is made by the first
+ * share that needs it (the creator here is inline), kept by the others.
+ */
+TEST_F(Events, SharesHearEachEventOnceInlineOrFromTheWorkItem)
+{
+	xqp_xrcd *x = xrcd();
+	Seen creator, in1, def1, def2, closed;
+	xqp_qp *c = create_tgt(x, record, &creator);
+	u32 qpn = xqp_qp_num(c);
+	auto open_deferred = [&](Seen *seen) {
+		xqp_qp_open_attr oa = {};
+		oa.qp_num = qpn;
+		oa.qp_type = XQP_QPT_XRC_TGT;
+		oa.event_handler = record;
+		oa.qp_context = seen;
+		return xqp_open_qp(x, &oa);
+	};
+	xqp_qp *i1 = open(x, qpn, record, &in1);
+	xqp_qp *d1 = open_deferred(&def1);
+	xqp_qp *d2 = open_deferred(&def2);
+	xqp_qp *gone = open_deferred(&closed);
+	ASSERT_FALSE(xqp_is_err(i1) || xqp_is_err(d1) || xqp_is_err(d2) || xqp_is_err(gone));
+	EXPECT_EQ(xqp_close_qp(gone), 0);
+
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST), 0);
+	EXPECT_EQ(creator.calls.load(), 3);
+	EXPECT_EQ(in1.calls.load(), 3);
+	EXPECT_FALSE(creator.off_thread.load() || in1.off_thread.load());
+	xqp_work_flush_all();
+	EXPECT_EQ(def1.calls.load(), 3);
+	EXPECT_EQ(def2.calls.load(), 3);
+	EXPECT_TRUE(def1.off_thread.load() && def2.off_thread.load());
+	EXPECT_EQ(def1.last.element.qp, d1);
+	EXPECT_EQ(def2.last.element.qp, d2);
+	EXPECT_EQ(closed.calls.load(), 0);
+	EXPECT_EQ(creator.calls.load(), 3);	/* not again from the work item */
+
+	/* closed: nothing more, from either path */
+	EXPECT_EQ(xqp_close_qp(d1), 0);
+	EXPECT_EQ(xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_SQ_DRAINED), 0);
+	xqp_work_flush_all();
+	EXPECT_EQ(def1.calls.load(), 3);
+	EXPECT_EQ(def2.calls.load(), 4);
+	EXPECT_EQ(def2.last.event, XQP_EVENT_SQ_DRAINED);
+	EXPECT_EQ(xqp_close_qp(d2), 0);
+	EXPECT_EQ(xqp_close_qp(i1), 0);
+	EXPECT_EQ(xqp_destroy_qp(c), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+}
+
+/* Destroy waits out a delivery in progress and drops what is still owed. */
+TEST_F(Events, DestroyDropsTheEventsOwed)
+{
+	Gate gate;
+	xqp_cq *cq = xqp_create_cq(dev(), 8, Gate::on, &gate);
+	ASSERT_FALSE(xqp_is_err(cq));
+	EXPECT_EQ(xqp_soft_raise_cq_event(soft_, cq, XQP_EVENT_CQ_ERR), 0);
+	while (!gate.in.load())
+		std::this_thread::yield();
+	EXPECT_EQ(xqp_soft_raise_cq_event(soft_, cq, XQP_EVENT_CQ_ERR), 0);	/* owed */
+	std::atomic<bool> destroyed{false};
+	std::thread destroyer([&] {
+		EXPECT_EQ(xqp_destroy_cq(cq), 0);
+		destroyed = true;
+	});
+	std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	EXPECT_FALSE(destroyed.load());		/* its handler still runs */
+	gate.release = true;
+	destroyer.join();
+	xqp_work_flush_all();
+	EXPECT_EQ(gate.calls.load(), 1);
+}
+
+/*
+ * A handler may destroy the object it is called for: its work item then
+ * stops after that call, takes back the requeue a later raise made, and
+ * frees the box (ASan and the fixture's count of allocations see the rest).
+ */
+TEST_F(Events, AHandlerMayDestroyItsOwnSrq)
+{
+	SrqKiller k;
+	xqp_srq_init_attr sa = {};
+	sa.srq_type = XQP_SRQT_BASIC;
+	sa.attr.max_wr = 8;
+	sa.event_handler = SrqKiller::on;
+	sa.srq_context = &k;
+	k.srq = xqp_create_srq(pd_, &sa);
+	ASSERT_FALSE(xqp_is_err(k.srq));
+	u32 num = xqp_srq_num(k.srq);
+	EXPECT_EQ(xqp_soft_raise_srq_event(soft_, num, XQP_EVENT_SRQ_ERR), 0);
+	while (!k.in.load())
+		std::this_thread::yield();
+	/* owed, and the work item queued again while it runs */
+	EXPECT_EQ(xqp_soft_raise_srq_event(soft_, num, XQP_EVENT_SRQ_ERR), 0);
+	k.go = true;
+	for (int i = 0; i < 5000 && k.rc == 1; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	xqp_work_flush_all();
+	EXPECT_EQ(k.rc.load(), 0);
+	EXPECT_EQ(k.calls.load(), 1);
+}
+
+/* event_flags: XQP_EVENT_INLINE or nothing; anything else is -EINVAL, nothing made. */
+TEST_F(Events, UnknownEventFlagsAreRefused)
+{
+	Seen seen;
+	xqp_cq_init_attr ca = {};
+	ca.cqe = 8;
+	ca.event_handler = record;
+	ca.event_flags = 0x2;
+	EXPECT_EQ(xqp_ptr_err(xqp_create_cq_attr(dev(), &ca)), -XQP_EINVAL);
+
+	xqp_srq_init_attr sa = {};
+	sa.attr.max_wr = 8;
+	sa.event_flags = 0x80000000u;
+	EXPECT_EQ(xqp_ptr_err(xqp_create_srq(pd_, &sa)), -XQP_EINVAL);
+
+	xqp_xrcd *x = xrcd();
+	xqp_qp_init_attr init = {};
+	init.qp_type = XQP_QPT_XRC_TGT;
+	init.xrcd = x;
+	init.event_flags = 0x3;
+	EXPECT_EQ(xqp_ptr_err(xqp_create_qp_user(dev(), nullptr, &init, nullptr, nullptr, "test")),
+		  -XQP_EINVAL);
+	xqp_qp *c = create_tgt(x);
+	xqp_qp_open_attr oa = {};
+	oa.qp_num = xqp_qp_num(c);
+	oa.qp_type = XQP_QPT_XRC_TGT;
+	oa.event_flags = 0x4;
+	EXPECT_EQ(xqp_ptr_err(xqp_open_qp(x, &oa)), -XQP_EINVAL);
+	EXPECT_EQ(xqp_destroy_qp(c), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }

@@ -739,6 +739,7 @@ TEST_F(Traffic, SrqLimitFiresOnceAndSrqsShareReceives)
 	xqp_srq_init_attr si = {};
 	Events sev;
 	si.event_handler = Events::on;
+	si.event_flags = XQP_EVENT_INLINE;
 	si.srq_context = &sev;
 	xqp_srq *srq = make_srq(8, 1, si);
 	ASSERT_FALSE(xqp_is_err(srq));
@@ -1002,6 +1003,36 @@ TEST_F(Traffic, CompletionHandlerRunsInAContextOfItsOwn)
 	ca.cqe = 16;
 	ca.flags = 0x2;	/* no such flag */
 	EXPECT_EQ(xqp_ptr_err(xqp_create_cq_attr(a.dev, &ca)), -XQP_EINVAL);
+}
+
+/*
+ * A kernel client's QP event handler (no XQP_EVENT_INLINE) runs from the
+ * QP's work item: the responder's QP_ACCESS_ERR, raised inside the
+ * requester's post, reaches a handler that destroys that QP, which, called
+ * in the poster's context, would wait there for the post that raised it.
+ */
+TEST_F(Traffic, QpEventHandlerRunsInAContextOfItsOwn)
+{
+	Events evd;
+	evd.event_flags = 0;
+	xqp_qp *qc, *qd;
+	pair(XQP_QPT_RC, &qc, &qd, 7, 0xe, &evd);
+	evd.destroy = qd;
+	xqp_sge s = a.sge(0, 10);
+	xqp_send_wr w = wr(XQP_WR_RDMA_WRITE, &s, 1, 2);
+	w.wr.rdma.remote_addr = b.addr(65536 - 4);	/* past the MR's end */
+	w.wr.rdma.rkey = xqp_mr_rkey(b.mr);
+	ASSERT_EQ(post_send(qc, w), 0);
+	auto c = poll_n(a.scq, 1);
+	ASSERT_EQ(c.size(), 1u);
+	EXPECT_EQ(c[0].status, XQP_WC_REM_ACCESS_ERR);
+	for (int i = 0; i < 5000 && evd.destroy_rc == 1; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	EXPECT_EQ(evd.destroy_rc.load(), 0);
+	EXPECT_NE(evd.ran_on, std::this_thread::get_id());
+	EXPECT_EQ(evd.last.load(), XQP_EVENT_QP_ACCESS_ERR);
+	EXPECT_EQ(evd.count.load(), 1);
+	forget(qd);
 }
 
 TEST_F(Traffic, CqOverrunLosesTheCompletionAndReportsCqErr)

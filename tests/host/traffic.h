@@ -18,9 +18,21 @@
 struct Events {
 	std::atomic<int> count{0};
 	std::atomic<int> last{-1};
+	/* how the handler is registered: by default called by the raiser */
+	u32 event_flags = XQP_EVENT_INLINE;
+	/* a handler that destroys this QP at its first event, and where it ran */
+	xqp_qp *destroy = nullptr;
+	std::atomic<int> destroy_rc{1};
+	std::thread::id ran_on;
 	static void on(xqp_event *ev, void *ctx)
 	{
 		auto *e = static_cast<Events *>(ctx);
+		e->ran_on = std::this_thread::get_id();
+		if (e->destroy) {
+			xqp_qp *q = e->destroy;
+			e->destroy = nullptr;
+			e->destroy_rc = xqp_destroy_qp(q);
+		}
 		e->last.store(ev->event);
 		e->count++;
 	}
@@ -56,6 +68,7 @@ struct Node {
 		ca.cqe = cqe;
 		ca.comp_handler = CqCtx::comp;
 		ca.event_handler = CqCtx::event;
+		ca.event_flags = XQP_EVENT_INLINE;
 		ca.cq_context = &scq_ctx;
 		scq = xqp_create_cq_attr(d, &ca);
 		ASSERT_FALSE(xqp_is_err(scq));
@@ -260,6 +273,7 @@ protected:
 		init.cap.max_inline_data = inl;
 		init.sq_sig_type = sig;
 		init.event_handler = ev ? Events::on : nullptr;
+		init.event_flags = ev ? ev->event_flags : 0;
 		init.qp_context = ev;
 		xqp_qp *q = xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
 		EXPECT_FALSE(xqp_is_err(q)) << xqp_ptr_err(q);

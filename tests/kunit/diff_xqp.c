@@ -70,12 +70,27 @@ static xqp_event_handler_t xq_handler(const struct dx_step *s)
 
 #define XQ_DLID(ah)	((ah).dlid)
 
+/* A CQ whose events, like the reference device's, reach the handler at the raise. */
+static struct xqp_cq *xq_create_cq(struct xq_ctx *xq, const struct dx_step *s,
+				   struct dx_slots *sl)
+{
+	struct xqp_cq_init_attr attr = {
+		.cqe = 16,
+		.event_handler = xq_handler(s),
+		.cq_context = dx_slots_evctx(sl, DX_K_CQ, s->c),
+		.event_flags = XQP_EVENT_INLINE,
+	};
+
+	return xqp_create_cq_attr(xq->dev, &attr);
+}
+
 static int xq_create(struct xq_ctx *xq, const struct dx_step *s, struct dx_obs *o)
 {
 	struct dx_slots *sl = &xq->sl;
 	struct dx_cap want = dx_cap_set(s->create.caps);
 	struct xqp_qp_init_attr init = {
 		.event_handler = xq_handler(s),
+		.event_flags = XQP_EVENT_INLINE,	/* as Linux's, at the raise */
 		.qp_context = dx_slots_evctx(sl, DX_K_QP, s->q),
 		.cap = {
 			.max_send_wr = want.send_wr,
@@ -137,6 +152,7 @@ static int xq_create_srq(struct xq_ctx *xq, const struct dx_step *s, struct dx_o
 		.attr = { .max_wr = 10, .max_sge = 1 },
 		.srq_type = s->x == -1 ? XQP_SRQT_BASIC : XQP_SRQT_XRC,
 		.event_handler = xq_handler(s),
+		.event_flags = XQP_EVENT_INLINE,	/* as Linux's, at the raise */
 		.srq_context = dx_slots_evctx(sl, DX_K_SRQ, s->s),
 	};
 	struct xqp_srq *srq;
@@ -177,9 +193,7 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 	case DX_DEALLOC_PD:
 		return dx_free(sl->pd[s->p], xqp_dealloc_pd(sl->pd[s->p]));
 	case DX_CREATE_CQ:
-		return dx_keep(sl->cq[s->c],
-			       xqp_create_cq(xq->dev, 16, xq_handler(s),
-					     dx_slots_evctx(sl, DX_K_CQ, s->c)));
+		return dx_keep(sl->cq[s->c], xq_create_cq(xq, s, sl));
 	case DX_DESTROY_CQ:
 		rc = xqp_destroy_cq(sl->cq[s->c]);
 		if (!rc)
@@ -191,6 +205,7 @@ static int xq_run(void *ctx, const struct dx_step *s, struct dx_obs *o)
 	case DX_OPEN: {
 		struct xqp_qp_open_attr oa = {
 			.event_handler = xq_handler(s),
+			.event_flags = XQP_EVENT_INLINE,	/* as Linux's, at the raise */
 			.qp_context = dx_slots_evctx(sl, DX_K_QP, s->q),
 			.qp_num = dx_slots_qpn(sl, s->qpn),
 			.qp_type = s->open.qp_type,

@@ -37,6 +37,7 @@ struct xqp_qp *xqp_kt_create_tgt(struct kunit *test, struct xqp_xrcd *xrcd,
 		.xrcd = xrcd,
 		.event_handler = handler,
 		.qp_context = ctx,
+		.event_flags = XQP_EVENT_INLINE,	/* the walk's rules, seen at once */
 	};
 	struct xqp_qp *qp;
 
@@ -53,6 +54,7 @@ struct xqp_qp *xqp_kt_open(struct kunit *test, struct xqp_xrcd *xrcd, u32 qpn,
 		.qp_type = XQP_QPT_XRC_TGT,
 		.event_handler = handler,
 		.qp_context = ctx,
+		.event_flags = XQP_EVENT_INLINE,
 	};
 
 	return xqp_open_qp(xrcd, &oa);

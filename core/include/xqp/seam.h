@@ -107,7 +107,8 @@ void xqp_rcu_barrier(void);	/* waits for every queued callback */
 /*
  * A work item runs its function in process context (a kernel worker; a
  * host thread), at most once per queueing; queueing an item already queued
- * does nothing. cancel_sync waits for a running call to finish.
+ * does nothing. cancel_sync waits for a running call to finish. The
+ * function may free its own item (nothing touches it after it returns).
  */
 struct xqp_work;
 typedef void (*xqp_work_fn_t)(struct xqp_work *work);
@@ -123,6 +124,13 @@ void xqp_work_expedite(struct xqp_work *work);
 /* Runs @work after @delay_us from now, queued or not (its old delay is gone). */
 void xqp_work_reschedule(struct xqp_work *work, xqp_u32 delay_us);
 void xqp_work_cancel_sync(struct xqp_work *work);
+/*
+ * Takes @work off its queue if it waits there; does not wait for a call
+ * running (its own function may call it, then free it).
+ */
+void xqp_work_cancel(struct xqp_work *work);
+/* 1 when called from @work's own function (current_work()), else 0. */
+int xqp_work_is_current(const struct xqp_work *work);
 /* Waits until every work item queued so far has run. */
 void xqp_work_flush_all(void);
 /*

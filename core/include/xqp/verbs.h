@@ -120,6 +120,16 @@ struct xqp_event {
 };
 
 typedef void (*xqp_event_handler_t)(struct xqp_event *event, void *context);
+/*
+ * event_flags of a QP, share, SRQ or CQ: the event_handler only queues or
+ * wakes (uverbs' does): it may run where the driver raised the event, the
+ * poster's context or a receive softirq included, IRQs possibly off.
+ * Without it the handler runs from a work item of its object (process
+ * context), as Linux drivers call theirs from a context of their own; it may
+ * then post, and destroy the object it is called for (not its own share of
+ * an XRC_TGT QP). Unknown bits: -EINVAL.
+ */
+#define XQP_EVENT_INLINE	0x1
 
 struct xqp_qp_cap {
 	xqp_u32 max_send_wr;
@@ -141,6 +151,7 @@ struct xqp_qp_init_attr {
 	enum xqp_qp_type qp_type;
 	xqp_u32 create_flags;
 	xqp_u32 port_num;
+	xqp_u32 event_flags;		/* XQP_EVENT_INLINE */
 };
 
 struct xqp_qp_open_attr {
@@ -148,6 +159,7 @@ struct xqp_qp_open_attr {
 	void *qp_context;
 	xqp_u32 qp_num;
 	enum xqp_qp_type qp_type;
+	xqp_u32 event_flags;		/* XQP_EVENT_INLINE */
 };
 
 /* Address vector, the subset of struct rdma_ah_attr a soft device keeps. */
@@ -207,6 +219,7 @@ struct xqp_srq_init_attr {
 	enum xqp_srq_type srq_type;
 	struct xqp_cq *cq;		/* XRC only */
 	struct xqp_xrcd *xrcd;		/* XRC only */
+	xqp_u32 event_flags;		/* XQP_EVENT_INLINE */
 };
 
 struct xqp_device_attr {
@@ -627,6 +640,7 @@ struct xqp_cq_init_attr {
 	xqp_event_handler_t event_handler;
 	void *cq_context;
 	xqp_u32 flags;				/* XQP_CQ_COMP_INLINE */
+	xqp_u32 event_flags;			/* XQP_EVENT_INLINE */
 };
 /*
  * The comp_handler only wakes a waiter (uverbs' does): it may run where the
