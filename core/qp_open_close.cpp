@@ -17,6 +17,34 @@ using namespace xqp;
  * Return: a new share, or ERR_PTR(-EINVAL: wrong type, unknown event_flags
  * or no such QP in this XRCD; -EIO: device removed; -ENOMEM).
  */
+enum class Link { linked, not_found, needs_box };
+
+/*
+ * Links @h into the live QP @qpn of @xrcd. A share whose handler is not
+ * inline needs the QP's event box: @spare becomes it if the QP has none
+ * (then null); without a spare that is needs_box, nothing done.
+ */
+static Link link_share(xqp_xrcd *xrcd, u32 qpn, Share *h, EventBox *&spare)
+{
+	RcuReadGuard rcu;
+	RealQp *real = xrcd->table.rcu_view().lookup(qpn);
+	if (!real)
+		return Link::not_found;
+	auto s = real->shared.lock();
+	if (s->life != Life::live)
+		return Link::not_found;
+	if (h->handler && !h->inline_events && !real->events.get()) {
+		if (!spare)
+			return Link::needs_box;
+		spare->bind(real);
+		real->events.set(spare);
+		spare = nullptr;
+	}
+	h->real = real;
+	h->link(*s);
+	return Link::linked;
+}
+
 extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 				      const struct xqp_qp_open_attr *open_attr)
 {
@@ -30,38 +58,17 @@ extern "C" struct xqp_qp *xqp_open_qp(struct xqp_xrcd *xrcd,
 				   open_attr->qp_context, open_attr->event_flags);
 	if (!h)
 		return err_ptr<xqp_qp>(-XQP_ENOMEM);
-	/* the QP's box, in case it has none yet: made here, where we may sleep */
 	EventBox *spare = nullptr;
-	if (h->handler && !h->inline_events) {
+	Link l = link_share(xrcd, open_attr->qp_num, h, spare);
+	if (l == Link::needs_box) {
+		/* the QP's first deferred share: made here, where we may sleep */
 		spare = EventBox::create(nullptr, deliver_qp_event);
-		if (!spare) {
-			delete h;
-			return err_ptr<xqp_qp>(-XQP_ENOMEM);
-		}
+		l = spare ? link_share(xrcd, open_attr->qp_num, h, spare) : Link::needs_box;
+		EventBox::retire(spare);	/* not needed after all: never raised */
 	}
-
-	bool found = false;
-	{
-		RcuReadGuard rcu;
-		RealQp *real = xrcd->table.rcu_view().lookup(open_attr->qp_num);
-		if (real) {
-			auto s = real->shared.lock();
-			if (s->life == Life::live) {
-				if (spare && !real->events.get()) {
-					spare->bind(real);
-					real->events.set(spare);
-					spare = nullptr;
-				}
-				h->real = real;
-				h->link(*s);
-				found = true;
-			}
-		}
-	}
-	EventBox::retire(spare);	/* never raised */
-	if (!found) {
+	if (l != Link::linked) {
 		delete h;	/* never published */
-		return err_ptr<xqp_qp>(-XQP_EINVAL);
+		return err_ptr<xqp_qp>(l == Link::needs_box ? -XQP_ENOMEM : -XQP_EINVAL);
 	}
 	return h->c();
 }

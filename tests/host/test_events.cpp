@@ -357,3 +357,32 @@ TEST_F(Events, UnknownEventFlagsAreRefused)
 	EXPECT_EQ(xqp_destroy_qp(c), 0);
 	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
 }
+
+/*
+ * The first deferred share of a QP makes its box: each allocation of that
+ * open failing is -ENOMEM with nothing left; a later open succeeds.
+ */
+TEST_F(Events, OpeningTheFirstDeferredShareWithoutMemoryLeavesNothing)
+{
+	xqp_xrcd *x = xrcd();
+	xqp_qp *c = create_tgt(x);
+	Seen seen;
+	xqp_qp_open_attr oa = {};
+	oa.qp_num = xqp_qp_num(c);
+	oa.qp_type = XQP_QPT_XRC_TGT;
+	oa.event_handler = record;
+	oa.qp_context = &seen;
+	long base = xqp_host_live_allocs();
+	for (long n = 0; n < 2; n++) {
+		xqp_host_fail_alloc_after(n);
+		EXPECT_EQ(xqp_ptr_err(xqp_open_qp(x, &oa)), -XQP_ENOMEM) << n;
+		xqp_host_fail_alloc_after(-1);
+		EXPECT_EQ(xqp_host_live_allocs(), base) << n;
+	}
+	xqp_qp *h = xqp_open_qp(x, &oa);
+	ASSERT_FALSE(xqp_is_err(h));
+	EXPECT_EQ(xqp_host_live_allocs(), base + 2);	/* the share and the QP's box */
+	EXPECT_EQ(xqp_close_qp(h), 0);
+	EXPECT_EQ(xqp_destroy_qp(c), 0);
+	EXPECT_EQ(xqp_dealloc_xrcd(x), 0);
+}
