@@ -7,6 +7,10 @@
 #ifndef XQP_TEST_FIXTURE_H
 #define XQP_TEST_FIXTURE_H
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 extern "C" {
@@ -17,6 +21,32 @@ extern "C" {
 #include "seam_host.h"
 
 using u32 = xqp_u32;
+
+/* Waits up to 5 s for @v to leave @from (a handler's result on a worker). */
+inline void wait_while(const std::atomic<int> &v, int from)
+{
+	for (int i = 0; i < 5000 && v.load() == from; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+/*
+ * Runs @op on a thread of its own while a handler is held (until @release):
+ * true when @op had not returned 50 ms in, i.e. it waited for the handler.
+ * Then @release is set and the thread joined.
+ */
+template <typename Op> bool waits_for_handler(std::atomic<bool> &release, Op op)
+{
+	std::atomic<bool> done{false};
+	std::thread t([&] {
+		op();
+		done = true;
+	});
+	std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	bool waited = !done.load();
+	release = true;
+	t.join();
+	return waited;
+}
 
 class Core : public ::testing::Test {
 protected:

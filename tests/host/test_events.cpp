@@ -284,15 +284,7 @@ TEST_F(Events, DestroyDropsTheEventsOwed)
 	while (!gate.in.load())
 		std::this_thread::yield();
 	EXPECT_EQ(xqp_soft_raise_cq_event(soft_, cq, XQP_EVENT_CQ_ERR), 0);	/* owed */
-	std::atomic<bool> destroyed{false};
-	std::thread destroyer([&] {
-		EXPECT_EQ(xqp_destroy_cq(cq), 0);
-		destroyed = true;
-	});
-	std::this_thread::sleep_for(std::chrono::milliseconds(50));
-	EXPECT_FALSE(destroyed.load());		/* its handler still runs */
-	gate.release = true;
-	destroyer.join();
+	EXPECT_TRUE(waits_for_handler(gate.release, [&] { EXPECT_EQ(xqp_destroy_cq(cq), 0); }));
 	xqp_work_flush_all();
 	EXPECT_EQ(gate.calls.load(), 1);
 }
@@ -319,8 +311,7 @@ TEST_F(Events, AHandlerMayDestroyItsOwnSrq)
 	/* owed, and the work item queued again while it runs */
 	EXPECT_EQ(xqp_soft_raise_srq_event(soft_, num, XQP_EVENT_SRQ_ERR), 0);
 	k.go = true;
-	for (int i = 0; i < 5000 && k.rc == 1; i++)
-		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	wait_while(k.rc, 1);
 	xqp_work_flush_all();
 	EXPECT_EQ(k.rc.load(), 0);
 	EXPECT_EQ(k.calls.load(), 1);

@@ -159,17 +159,8 @@ TEST_F(Core, CloseWaitsOutItsShareDeliveryInProgress)
 	std::thread eventer([&] { xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST); });
 	while (!gate.in_handler.load())
 		std::this_thread::yield();
-	std::atomic<bool> closed{false};
-	std::thread closer([&] {
-		EXPECT_EQ(xqp_close_qp(g), 0);
-		closed = true;
-	});
-	std::this_thread::sleep_for(std::chrono::milliseconds(50));
-	EXPECT_FALSE(closed.load());			/* its handler still runs */
-	gate.release = true;
-	closer.join();
+	EXPECT_TRUE(waits_for_handler(gate.release, [&] { EXPECT_EQ(xqp_close_qp(g), 0); }));
 	eventer.join();
-	EXPECT_TRUE(closed.load());
 	EXPECT_EQ(xqp_host_live_allocs(), base - 1);	/* the walk's end freed it */
 	EXPECT_EQ(xqp_soft_raise_qp_event(soft_, qpn, XQP_EVENT_COMM_EST), 0);
 	EXPECT_EQ(gate.calls.load(), 1);

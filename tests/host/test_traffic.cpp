@@ -991,8 +991,7 @@ TEST_F(Traffic, CompletionHandlerRunsInAContextOfItsOwn)
 	auto sc = poll_n(b.scq, 1);
 	ASSERT_EQ(sc.size(), 1u);
 	EXPECT_EQ(sc[0].status, XQP_WC_SUCCESS);
-	for (int i = 0; i < 5000 && d.rc == 1; i++)
-		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	wait_while(d.rc, 1);
 	EXPECT_EQ(d.rc.load(), 0);
 	EXPECT_NE(d.ran_on, d.poster);
 	xqp_wc wc;
@@ -1026,8 +1025,7 @@ TEST_F(Traffic, QpEventHandlerRunsInAContextOfItsOwn)
 	auto c = poll_n(a.scq, 1);
 	ASSERT_EQ(c.size(), 1u);
 	EXPECT_EQ(c[0].status, XQP_WC_REM_ACCESS_ERR);
-	for (int i = 0; i < 5000 && evd.destroy_rc == 1; i++)
-		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	wait_while(evd.destroy_rc, 1);
 	EXPECT_EQ(evd.destroy_rc.load(), 0);
 	EXPECT_NE(evd.ran_on, std::this_thread::get_id());
 	EXPECT_EQ(evd.last.load(), XQP_EVENT_QP_ACCESS_ERR);
