@@ -71,8 +71,13 @@ template <typename T, typename Unmake> int unmake_tracked(T *obj, Unmake unmake)
 inline void set_element(xqp_event &ev, xqp_cq *cq) { ev.element.cq = cq; }
 inline void set_element(xqp_event &ev, xqp_srq *srq) { ev.element.srq = srq; }
 
-/* One event of @type to @obj's (a CQ's or an SRQ's) handler, as Linux drivers call ib_cq/ib_srq->event_handler. */
-template <typename T> void call_handler(T *obj, xqp_event_type type)
+/*
+ * One event of @type to @obj's (a CQ's or an SRQ's) handler, as Linux
+ * drivers call ib_cq/ib_srq->event_handler. These templates are static:
+ * an address taken (deliver_event) or a copy not inlined must not become
+ * a COMDAT group in the module (scripts/gates).
+ */
+template <typename T> static void call_handler(T *obj, xqp_event_type type)
 {
 	xqp_event ev = {};
 
@@ -82,7 +87,7 @@ template <typename T> void call_handler(T *obj, xqp_event_type type)
 	obj->handler(&ev, obj->context);
 }
 
-template <typename T> void deliver_event(void *obj, xqp_event_type type)
+template <typename T> static void deliver_event(void *obj, xqp_event_type type)
 {
 	call_handler(static_cast<T *>(obj), type);
 }
@@ -91,7 +96,7 @@ template <typename T> void deliver_event(void *obj, xqp_event_type type)
  * For make_tracked()'s make(), before the driver: checks @flags and gives a
  * handler without XQP_EVENT_INLINE its box. 0, -EINVAL or -ENOMEM.
  */
-template <typename T> int make_event_box(T *obj, u32 flags)
+template <typename T> static int make_event_box(T *obj, u32 flags)
 {
 	if (!event_flags_valid(flags))
 		return -XQP_EINVAL;
@@ -105,7 +110,7 @@ template <typename T> int make_event_box(T *obj, u32 flags)
 }
 
 /* An async event of @obj (a CQ or an SRQ): now, or owed to its box. */
-template <typename T> void raise_event(T *obj, xqp_event_type type)
+template <typename T> static void raise_event(T *obj, xqp_event_type type)
 {
 	if (!obj->handler)
 		return;
