@@ -4,6 +4,8 @@
  * DESTROY_CQ, POLL_CQ, REQ_NOTIFY_CQ and RESIZE_CQ, in the order of checks
  * of uverbs_cmd.c.
  */
+#include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -95,6 +97,21 @@ static int wc_to_user(struct ib_uverbs_wc __user *dst, const struct xqp_wc *wc)
 }
 
 /*
+ * An empty poll lets a task waiting for this CPU run first. A hardware
+ * CQ (and rxe's) is polled in user memory, where the kernel never hears
+ * of it; xqp's poll is this command, the one moment a spinning poller is
+ * in the kernel. Two pollers on one CPU (a pingpong's two ends placed on
+ * one vCPU) otherwise take turns at the scheduler tick's pace, milliseconds
+ * an iteration; a poller alone on its CPU pays one check
+ * (single_task_running(), as the network stack's busy polling asks).
+ */
+static void xqp_poll_empty_yield(void)
+{
+	if (!single_task_running())
+		yield();
+}
+
+/*
  * POLL_CQ (ib_uverbs_poll_cq()): up to ne WCs written after the response
  * header, then the header with their count. As in Linux the WCs go to the
  * user's buffer whatever out_words says (libibverbs sizes it for ne), and
@@ -138,6 +155,8 @@ int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 	ret = copy_to_user(cmd->outbuf, &resp, sizeof(resp)) ? -EFAULT : 0;
 out:
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+	if (!ret && !resp.count)
+		xqp_poll_empty_yield();
 	return ret;
 }
 
