@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "soft/soft.h"
+#include "xqp/seam.h"
 #include "soft/selftest.h"
 
 struct st_events {
@@ -82,9 +83,10 @@ static int st_scenario(struct xqp_soft *soft)
 	     "the second opener's share sees the same state: INIT");
 
 	xqp_soft_raise_qp_event(soft, qpn, XQP_EVENT_QP_FATAL);
+	xqp_work_flush_all();	/* a kernel client's handlers: the QP's work item */
 	STEP(ea.calls == 1 && eb.calls == 1 && ec.calls == 1 && ea.seen[0] == a &&
 	     eb.seen[0] == b && ec.seen[0] == creator,
-	     "a QP_FATAL event reached each share once, addressed to that share");
+	     "a QP_FATAL event reached each share once, addressed to that share, from the QP's work item");
 
 	STEP(xqp_destroy_qp(creator) == 0 && xqp_qp_share_count(a) == 2,
 	     "the creator destroyed its share: 0, and the QP lives on for the openers");
@@ -92,6 +94,7 @@ static int st_scenario(struct xqp_soft *soft)
 	     "the real QP outlived its creator's share");
 
 	xqp_soft_raise_qp_event(soft, qpn, XQP_EVENT_COMM_EST);
+	xqp_work_flush_all();
 	STEP(ec.calls == 1 && ea.calls == 2 && eb.calls == 2,
 	     "the next event reached the two openers and not the departed creator");
 
