@@ -17,6 +17,8 @@ EventBox *EventBox::create(void *obj, Deliver deliver)
 
 void EventBox::raise(xqp_event_type type)
 {
+	if (XQP_WARN_ON(static_cast<u32>(type) >= kEventTypes))
+		return;	/* a driver's bug: no such event */
 	owed_[type].inc();
 	xqp_work_queue(&work_, 0);
 }
