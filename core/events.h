@@ -67,6 +67,11 @@ private:
 
 /* XQP_EVENT_INLINE or nothing: the only flag a handler's registration takes. */
 inline bool event_flags_valid(u32 flags) { return !(flags & ~XQP_EVENT_INLINE); }
+/* A handler registered with @flags runs from a work item: its object needs a box. */
+inline bool needs_event_box(xqp_event_handler_t handler, u32 flags)
+{
+	return handler && !(flags & XQP_EVENT_INLINE);
+}
 
 } // namespace xqp
 

@@ -100,7 +100,7 @@ template <typename T> static int make_event_box(T *obj, u32 flags)
 {
 	if (!event_flags_valid(flags))
 		return -XQP_EINVAL;
-	if (!obj->handler || (flags & XQP_EVENT_INLINE))
+	if (!needs_event_box(obj->handler, flags))
 		return 0;
 	EventBox *box = EventBox::create(obj, deliver_event<T>);
 	if (!box)

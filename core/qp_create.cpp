@@ -85,7 +85,7 @@ static RealQp *create_real(xqp_device *dev, xqp_pd *pd, xqp_qp_init_attr *attr)
 		qp->context = attr->qp_context;
 	}
 	/* the creator's handler, on its share for XRC_TGT, may need the box */
-	if (attr->event_handler && !(attr->event_flags & XQP_EVENT_INLINE)) {
+	if (needs_event_box(attr->event_handler, attr->event_flags)) {
 		EventBox *box = EventBox::create(qp, deliver_qp_event);
 		if (!box) {
 			delete qp;
