@@ -3,7 +3,7 @@
  * xqp-acceptance: runs every case against xqp's char device and, when
  * given, against Linux's, and compares.
  *
- *   xqp-acceptance [-v] [-c CASE] [-r MODULE] [-f MAX | -n N] XQP_DEV [LINUX_DEV]
+ *   xqp-acceptance [-v] [-c CASE] [-r MODULE] [-f MAX | -F A-B | -n N] XQP_DEV [LINUX_DEV]
  *
  *   -v         show notes and both signatures
  *   -c CASE    run only CASE (repeatable)
@@ -22,6 +22,11 @@
  *              hang), and leave no object in the soft device (its debugfs
  *              counts, when there); then the case must pass once more,
  *              nothing armed.
+ *   -F A-B     one piece of a whole sweep (scripts/fault-sweep's full
+ *              campaign): runs with fail-nth A, A + 1, ... B, each judged
+ *              as -f judges one, until a run ends without reaching its
+ *              N-th allocation (the case's end, printed as "end N"); then
+ *              the case must pass unarmed
  *   -n N       one run of each case with fail-nth N, judged as a run of
  *              the sweep is (to reproduce what a sweep reported)
  *
@@ -779,6 +784,28 @@ static int armed_run(const struct acc_case *c, const char *dev, unsigned int nth
 }
 
 /*
+ * After armed runs (@after says which): none went wrong (@bad empty) and
+ * @c passes unarmed. Prints the FAIL line; returns 1 if all is well.
+ */
+static int passes_after(const struct acc_case *c, const char *dev, const char *bad,
+			const char *after)
+{
+	struct result r;
+	int ok;
+
+	if (bad[0]) {
+		printf("FAIL %s: %s\n", c->name, bad);
+		return 0;
+	}
+	run_case(c, dev, 1, &r);
+	ok = !r.fails;
+	if (!ok)
+		printf("FAIL %s: after %s the case fails unarmed: %s\n", c->name, after, r.fails);
+	free_result(&r);
+	return ok;
+}
+
+/*
  * Sweeps @c on @dev: fail-nth 1, 1 + S, 1 + 2S, ... (S from the counting
  * run, 1 when the case makes at most @max allocations) until a run does
  * not reach its N-th allocation or @max runs. Returns 1 if the case passes
@@ -787,8 +814,7 @@ static int armed_run(const struct acc_case *c, const char *dev, unsigned int nth
 static int sweep_case(const struct acc_case *c, const char *dev, unsigned int max)
 {
 	unsigned int nth, runs, points = 0, complete = 0, total, stride = 1;
-	char bad[384] = "", how[64] = "";
-	struct result r;
+	char bad[384] = "", how[64] = "", after[48];
 
 	total = count_allocs(c, dev);
 	if (total > max && max > 1) {	/* the last run goes past the end */
@@ -799,22 +825,42 @@ static int sweep_case(const struct acc_case *c, const char *dev, unsigned int ma
 		complete = armed_run(c, dev, nth, bad, sizeof(bad));
 		points += !complete;
 	}
-	if (bad[0]) {
-		printf("FAIL %s: %s\n", c->name, bad);
+	snprintf(after, sizeof(after), "%u failure points", points);
+	if (!passes_after(c, dev, bad, after))
 		return 0;
-	}
-	run_case(c, dev, 1, &r);
-	if (r.fails) {
-		printf("FAIL %s: after %u failure points the case fails unarmed: %s\n", c->name,
-		       points, r.fails);
-		free_result(&r);
-		return 0;
-	}
-	free_result(&r);
 	printf("PASS %s (%u failure points%s%s; then passes unarmed)\n", c->name, points, how,
 	       complete ? (stride > 1 ? ", to the end" : ", every one") :
 	       stride > 1 ? ", the end not reached (more allocations than counted)" :
 	       ", the first ones only (-f)");
+	return 1;
+}
+
+/*
+ * -F A-B: the runs of fail-nth @first to @last, stride 1, until one does
+ * not reach its N-th allocation (the case's end). Returns 1 if the case
+ * passes them and then passes unarmed.
+ */
+static int range_case(const struct acc_case *c, const char *dev, unsigned int first,
+		      unsigned int last)
+{
+	unsigned int nth, points = 0, end = 0;
+	char bad[384] = "", after[48];
+
+	for (nth = first; nth <= last && !bad[0] && !end; nth++) {
+		if (armed_run(c, dev, nth, bad, sizeof(bad)))
+			end = nth;
+		else
+			points++;
+	}
+	snprintf(after, sizeof(after), "fail-nth %u-%u", first, last);
+	if (!passes_after(c, dev, bad, after))
+		return 0;
+	if (end)
+		printf("PASS %s (fail-nth %u-%u: %u failure points, end %u; then passes unarmed)\n",
+		       c->name, first, last, points, end);
+	else
+		printf("PASS %s (fail-nth %u-%u: %u failure points; then passes unarmed)\n",
+		       c->name, first, last, points);
 	return 1;
 }
 
@@ -858,11 +904,11 @@ int main(int argc, char **argv)
 	};
 	const char *only[64];
 	int nonly = 0, removal = 0, list = 0, opt;
-	unsigned int sweep = 0, one_nth = 0;
+	unsigned int sweep = 0, one_nth = 0, first = 0, last = 0;
 	int passed = 0, failed = 0;
 	const char *xdev, *ldev = NULL;
 
-	while ((opt = getopt(argc, argv, "vc:r:lf:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "vc:r:lf:F:n:")) != -1) {
 		switch (opt) {
 		case 'v':
 			g_verbose = 1;
@@ -881,17 +927,23 @@ int main(int argc, char **argv)
 		case 'f':
 			sweep = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'F':
+			if (sscanf(optarg, "%u-%u", &first, &last) != 2 || !first || last < first) {
+				fprintf(stderr, "%s: -F takes A-B, 1 <= A <= B\n", argv[0]);
+				return 2;
+			}
+			break;
 		case 'n':
 			one_nth = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX | -n N] XQP_DEV [LINUX_DEV]\n",
+			fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX | -F A-B | -n N] XQP_DEV [LINUX_DEV]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (!list && optind >= argc) {
-		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX | -n N] XQP_DEV [LINUX_DEV]\n",
+		fprintf(stderr, "usage: %s [-v] [-l] [-c CASE] [-r MODULE] [-f MAX | -F A-B | -n N] XQP_DEV [LINUX_DEV]\n",
 			argv[0]);
 		return 2;
 	}
@@ -900,7 +952,7 @@ int main(int argc, char **argv)
 		ldev = argv[optind + 1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	if (!list && (one_nth || sweep) && fault_knobs_set()) {
+	if (!list && (one_nth || sweep || first) && fault_knobs_set()) {
 		printf("FAIL fault_knobs: cannot set %s's knobs: %s\n", FAULT_KNOBS_DIR "failslab",
 		       errname(errno));
 		return 1;
@@ -926,8 +978,9 @@ int main(int argc, char **argv)
 				       c->divergence ? " [divergence]" : "");
 				continue;
 			}
-			if (one_nth || sweep) {
-				if (one_nth ? nth_case(c, xdev, one_nth) : sweep_case(c, xdev, sweep))
+			if (one_nth || sweep || first) {
+				if (first ? range_case(c, xdev, first, last) :
+				    one_nth ? nth_case(c, xdev, one_nth) : sweep_case(c, xdev, sweep))
 					passed++;
 				else
 					failed++;

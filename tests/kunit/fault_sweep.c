@@ -61,6 +61,24 @@ module_param(fault_sweep, uint, 0444);
 MODULE_PARM_DESC(fault_sweep,
 		 "xqp_fault sweeps: 0 every 16th scenario, every 8th traffic failure point (default); 1 all of them; 2 all, every errno for each op call");
 
+/*
+ * One part of a whole sweep (scripts/fault-sweep's full campaign): the
+ * scenarios and traffic programs whose index is fault_part modulo
+ * fault_parts (the device's own allocations go with part 0).
+ */
+static unsigned int fault_parts = 1;
+module_param(fault_parts, uint, 0444);
+MODULE_PARM_DESC(fault_parts, "xqp_fault: split the scenarios and programs into this many parts (default 1)");
+static unsigned int fault_part;
+module_param(fault_part, uint, 0444);
+MODULE_PARM_DESC(fault_part, "xqp_fault: the part to run, 0 to fault_parts - 1");
+
+/* Whether the program of index @i is in this run's part. */
+static bool fs_in_part(size_t i)
+{
+	return fault_parts <= 1 || i % fault_parts == fault_part;
+}
+
 /* What a driver op may fail with; modes 0 and 1 take the first FS_ERRNOS_SLICE in turn. */
 static const int fs_errnos[] = {
 	EIO, ENOMEM, EBUSY, EINVAL, EAGAIN, EOPNOTSUPP, ENOSPC, EFAULT,
@@ -698,11 +716,14 @@ static const void *fs_gen(const void *prev, char *desc, bool device_only)
 	const struct dx_scenario *sc;
 
 	if (!prev)
-		sc = device_only ? &fs_device_only : dx_scenarios;
+		sc = device_only && fs_in_part(0) ? &fs_device_only : dx_scenarios;
 	else if (prev == &fs_device_only)
 		sc = dx_scenarios;
 	else
 		sc = (const struct dx_scenario *)prev + stride;
+	while (sc != &fs_device_only && sc < dx_scenarios + dx_nscenarios &&
+	       !fs_in_part((size_t)(sc - dx_scenarios)))
+		sc += stride;
 	if (sc != &fs_device_only && sc >= dx_scenarios + dx_nscenarios)
 		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", sc->name);
@@ -735,6 +756,9 @@ static const void *fs_gen_traffic(const void *prev, char *desc)
 	const struct fs_prog *const *pp = prev;
 
 	pp = pp ? pp + 1 : fs_traffic_progs;
+	while (pp < fs_traffic_progs + fs_traffic_nprogs &&
+	       !fs_in_part((size_t)(pp - fs_traffic_progs)))
+		pp++;
 	if (pp >= fs_traffic_progs + fs_traffic_nprogs)
 		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", (*pp)->name);

@@ -17,9 +17,10 @@
  *            GID once removed and added again unarmed.
  *
  * The console (no splat) and kmemleak judge the rest (scripts/vm).
- * Usage: xqp-link-faults [MAX [add|gid]]   (at most MAX runs of the add
- * sweep, spread over all of its allocations, default 100000; one of the
- * two sweeps only)
+ * Usage: xqp-link-faults [MAX | A-B] [add|gid]   (at most MAX runs of the
+ * add sweep, spread over all of its allocations, default 100000; or A-B,
+ * one piece of a whole sweep: fail-nth A to B, each in turn, until a run
+ * reaches no allocation, printed as "end N"; one of the two sweeps only)
  * Prints "PASS name (...)" or "FAIL name: why" per sweep.
  */
 #define _GNU_SOURCE
@@ -103,11 +104,12 @@ static int taken(int err, int want_registered)
  * A first add and delete armed at COUNT_NTH count the add's allocations
  * (T); then N runs 1, 2, ... when T is at most @max, else 1, 1 + S, ...
  * with S = T / (max - 1) + 1, so @max runs spread over the whole add, as
- * the acceptance sweep does.
+ * the acceptance sweep does. With @piece (one piece of a whole sweep), N
+ * runs @first, @first + 1, ..., @max of them, or to the add's end.
  */
-static void sweep_add(int max)
+static void sweep_add(int first, int max, int piece)
 {
-	char why[160] = "", how[64] = "";
+	char why[160] = "", how[64] = "", end[40] = "";
 	int n, runs, refused = 0, del_refused = 0, lost = 0, done = 0, err, stride = 1;
 	long total;
 
@@ -118,11 +120,13 @@ static void sweep_add(int max)
 		printf("FAIL link_add_delete_fail_nth: the unarmed add and delete: %s\n", strerror(err));
 		return;
 	}
-	if (max > 1 && total > max) {
+	if (piece)
+		snprintf(how, sizeof(how), " of fail-nth %d-%d", first, first + max - 1);
+	else if (max > 1 && total > max) {
 		stride = (int)(total / (max - 1) + 1);
 		snprintf(how, sizeof(how), " of %ld allocations, every %d", total, stride);
 	}
-	for (n = 1, runs = 0; runs < max && !why[0]; n += stride, runs++) {
+	for (n = first, runs = 0; runs < max && !why[0]; n += stride, runs++) {
 		int hit;
 
 		arm(n);
@@ -160,14 +164,17 @@ static void sweep_add(int max)
 			break;
 		}
 	}
-	if (!why[0] && !done && stride == 1)
+	if (done && piece)
+		snprintf(end, sizeof(end), ", end %d", n);
+	else if (done)
+		snprintf(end, sizeof(end), ", the last reaching no allocation");
+	if (!why[0] && !done && stride == 1 && !piece)
 		snprintf(why, sizeof(why), "the add still reached an allocation at run %d (raise MAX)", n - 1);
 	if (why[0])
 		printf("FAIL link_add_delete_fail_nth: %s\n", why);
 	else
 		printf("PASS link_add_delete_fail_nth (%d runs%s: %d adds and %d deletes refused, %d answers lost, each clean%s)\n",
-		       runs, how, refused, del_refused, lost,
-		       done ? ", the last reaching no allocation" : "");
+		       runs, how, refused, del_refused, lost, end);
 }
 
 /* how many of the link's GIDs are @hex (sysfs's form, as ib_core lists them) */
@@ -292,8 +299,17 @@ static void sweep_gid(void)
 
 int main(int argc, char **argv)
 {
-	int max = argc > 1 ? atoi(argv[1]) : 100000, err;
+	int max = argc > 1 ? atoi(argv[1]) : 100000, first = 1, last = 0, piece = 0, err;
 	const char *only = argc > 2 ? argv[2] : "";
+
+	if (argc > 1 && strchr(argv[1], '-')) {
+		if (sscanf(argv[1], "%d-%d", &first, &last) != 2 || first < 1 || last < first) {
+			fprintf(stderr, "xqp-link-faults: a piece is A-B, 1 <= A <= B\n");
+			return 2;
+		}
+		max = last - first + 1;
+		piece = 1;
+	}
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
@@ -307,7 +323,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(only, "gid"))
-		sweep_add(max);
+		sweep_add(first, max, piece);
 	if (strcmp(only, "add"))
 		sweep_gid();
 	netdev_del(NETDEV);
