@@ -129,7 +129,7 @@ def totals(rows, cases):
     print(f"fault-sweep: campaign: {len(rows)} pieces run ({fails} failed), {secs} s; "
           f"KUnit parts {kunit_done} of {kunit_all}; acceptance cases {acc_done} of {len(cases)} "
           f"to their end ({acc_points} fail-nth points); link GIDs {'done' if passed(rows, 'link gid') else 'left'}; "
-          f"link add {'to its end at ' + str(link_end) if link_end else f'fail-nth 1-{link_nxt - 1}'}")
+          f"link add {'to its end at ' + str(link_end) if link_end else f'fail-nth 1-{link_nxt - 1}' if link_nxt > 1 else 'not begun'}")
     print(f"fault-sweep: campaign: {'complete' if not left else f'{left} things left'}")
     return left
 
