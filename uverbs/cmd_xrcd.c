@@ -98,7 +98,7 @@ int xqp_cmd_open_xrcd(struct xqp_cmd *cmd)
 	struct xqp_uobj *uobj;
 	struct fd f = EMPTY_FD;
 	bool new_xrcd = false;
-	int ret;
+	int ret, err;
 
 	ret = xqp_cmd_request(cmd, &req, sizeof(req));
 	if (ret)
@@ -163,7 +163,12 @@ int xqp_cmd_open_xrcd(struct xqp_cmd *cmd)
 	return xqp_cmd_respond_new(cmd, uobj, &resp, sizeof(resp));
 
 err_dealloc:
-	WARN_ON(xqp_dealloc_xrcd(xrcd));
+	err = xqp_dealloc_xrcd(xrcd);
+	if (err) {
+		/* refused (a driver's error): the file keeps it, no inode's */
+		xqp_uobj_keep_refused(uobj, err);
+		goto err_unlock;
+	}
 err_abort:
 	xqp_uobj_abort(uobj);
 err_unlock:

@@ -107,17 +107,27 @@ int xqp_cmd_respond_new(struct xqp_cmd *cmd, struct xqp_uobj *uobj,
 
 	if (ret) {
 		err = xqp_uobj_destroy_hw(uobj, XQP_REMOVE_ABORT);
-		if (err) {
-			pr_warn_ratelimited("xqp_uverbs: object %u (type %d) kept: the driver refused its destroy (%d) after its response faulted\n",
-					    uobj->id, uobj->type, err);
-			xqp_uobj_commit(uobj);
-			return ret;
-		}
-		xqp_uobj_abort(uobj);
+		if (err)
+			xqp_uobj_keep_refused(uobj, err);
+		else
+			xqp_uobj_abort(uobj);
 		return ret;
 	}
 	xqp_uobj_commit(uobj);
 	return 0;
+}
+
+/**
+ * xqp_uobj_keep_refused - a command failed after making its object, and
+ * the driver refused to destroy it (@err): the object stays the file's,
+ * committed, so its owner may destroy it and the file's close does (Linux
+ * would forget it and leak the driver's object).
+ */
+void xqp_uobj_keep_refused(struct xqp_uobj *uobj, int err)
+{
+	pr_warn_ratelimited("xqp_uverbs: object %u (type %d) kept: the driver refused its destroy (%d) when its command failed\n",
+			    uobj->id, uobj->type, err);
+	xqp_uobj_commit(uobj);
 }
 
 /** xqp_uobj_abort - forget an object that was never committed. */

@@ -241,6 +241,7 @@ void xqp_ufile_put(struct xqp_ufile *ufile);
 struct xqp_uobj *xqp_uobj_alloc(struct xqp_cmd *cmd, const struct xqp_uobj_class *cls);
 void xqp_uobj_commit(struct xqp_uobj *uobj);
 void xqp_uobj_abort(struct xqp_uobj *uobj);
+void xqp_uobj_keep_refused(struct xqp_uobj *uobj, int err);
 struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
 			      u32 id, enum xqp_lookup_mode mode);
 void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode);

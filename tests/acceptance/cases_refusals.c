@@ -10,7 +10,8 @@
  *
  * The refusal comes from the soft device's debugfs hook
  * (drivers/soft/soft_main.c): xqp only. refused_stray_inode_xrcd is defect
- * 5's fix (the same section) seen through an inode's XRCD, which the fault sweep found.
+ * 5's fix (the same section) seen through an inode's XRCD, which the fault sweep found;
+ * refused_open_xrcd_unwind the same rule on OPEN_XRCD's error path, which the fuzzer found.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -185,6 +186,27 @@ static void case_close_refused(void)
 	xqpv_close_device(c);
 }
 
+/*
+ * This thread's fail-nth, opened, for a case that arms it itself, with the
+ * fault knobs set; -1 (noted) where the kernel has no fault injection or
+ * the fault sweep (-f) has armed it already, which then runs the case
+ * unarmed.
+ */
+static int own_fail_nth(void)
+{
+	int fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	char now[8] = "";
+
+	if (fd < 0 || pread(fd, now, sizeof(now) - 1, 0) <= 0 || atoi(now) != 0) {
+		acc_note("fail-nth %s: not run", fd < 0 ? "absent" : "armed by the sweep");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	EXPECT("fault_knobs", fault_knobs_set() ? errno : 0, 0);
+	return fd;
+}
+
 /* Writes @v to this thread's fail-nth, opened as @fd: 0 or errno. */
 static int fail_nth_write(int fd, const char *v)
 {
@@ -232,17 +254,12 @@ static int create_failing(struct xqpv_xrcd *x, int nth_fd, unsigned int n)
 static void case_stray_inode_xrcd(void)
 {
 	const char *path = case_file("stray");
-	int nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	int nth_fd = own_fail_nth();
 	unsigned int n, kept = 0;
-	char left[256], now[8] = "";
+	char left[256];
 
-	if (nth_fd < 0 || pread(nth_fd, now, sizeof(now) - 1, 0) <= 0 || atoi(now) != 0) {
-		acc_note("fail-nth %s: not run", nth_fd < 0 ? "absent" : "armed by the sweep");
-		if (nth_fd >= 0)
-			close(nth_fd);
+	if (nth_fd < 0)
 		return;
-	}
-	EXPECT("fault_knobs", fault_knobs_set() ? errno : 0, 0);
 	for (n = 1; n < 200; n++) {
 		struct xqpv_context *c = open_ctx(), *d;
 		struct xqpv_xrcd *x, *y;
@@ -277,9 +294,75 @@ static void case_stray_inode_xrcd(void)
 	acc_note("%u failure points, %u of them after the driver's create", n - 1, kept);
 }
 
+/*
+ * OPEN_XRCD of an inode fails after the core made the XRCD (recording the
+ * inode cannot allocate: this task's fail-nth) and the driver refuses to
+ * deallocate it again. Found by the fuzzer: a WARN, then the XRCD stayed
+ * listed with its owner's freed handle, which an `xqp res` dump read
+ * (KASAN), and nothing ever deallocated it. Now it is kept under the
+ * handle the command reserved, as a refused abort keeps a QP
+ * (refused_abort_destroy): the file's close deallocates it, nothing is
+ * left and the inode is not held. Each failure point of the command in
+ * turn, each in a fresh file; at least one must come after the XRCD was
+ * made and its deallocation refused.
+ */
+static void case_open_xrcd_refused(void)
+{
+	const char *path = case_file("openx");
+	int nth_fd = own_fail_nth();
+	unsigned int n, kept = 0;
+	char left[256];
+
+	if (nth_fd < 0)
+		return;
+	for (n = 1; n < 100; n++) {
+		struct xqpv_xrcd_init_attr a = {
+			.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS,
+			.oflags = O_CREAT,
+		};
+		struct xqpv_context *c = open_ctx(), *d;
+		char v[16], now[16] = "", step[48];
+		struct xqpv_xrcd *x, *y;
+		int err, reached;
+
+		a.fd = open(path, O_RDONLY);
+		snprintf(v, sizeof(v), "%u", n);
+		EXPECT("arm_refusal", soft_inject("dealloc_xrcd 16"), 0);
+		EXPECT("arm_fail_nth", fail_nth_write(nth_fd, v), 0);
+		x = xqpv_open_xrcd(c, &a);
+		if (pread(nth_fd, now, sizeof(now) - 1, 0) <= 0)
+			acc_fail("cannot read fail-nth back: %s", errname(errno));
+		EXPECT("disarm_fail_nth", fail_nth_write(nth_fd, "0"), 0);
+		EXPECT("disarm_refusal", soft_inject("dealloc_xrcd 0"), 0);
+		reached = atoi(now) == 0;
+		close(a.fd);
+		if (!x && soft_objects(left, sizeof(left)) > 0)
+			kept++;
+		if (x)
+			xqpv_close_xrcd(x);
+		xqpv_close_device(c);
+		snprintf(step, sizeof(step), "nth%u_nothing_left", n);
+		EXPECT_INT(step, soft_objects(left, sizeof(left)), 0);
+		if (left[0])
+			acc_note("fail-nth %u: left %s", n, left);
+		d = open_ctx();
+		y = open_xrcd_path(d, path, O_CREAT | O_EXCL, &err);
+		snprintf(step, sizeof(step), "nth%u_inode_released", n);
+		EXPECT(step, y ? 0 : err, 0);
+		xqpv_close_device(d);
+		if (!reached || left[0])
+			break;
+	}
+	close(nth_fd);
+	EXPECT_INT("end_reached", n < 100, 1);
+	CHECK(kept > 0, "no failure point came after the XRCD was made");
+	acc_note("%u failure points, %u of them with the XRCD made and kept", n - 1, kept);
+}
+
 const struct acc_case acc_cases_refusals[] = {
 	{ "refused_abort_destroy", case_abort_refused, NULL, ACC_XQP_ONLY },
 	{ "refused_stray_inode_xrcd", case_stray_inode_xrcd, NULL, ACC_XQP_ONLY },
 	{ "refused_close_destroy", case_close_refused, NULL, ACC_XQP_ONLY },
+	{ "refused_open_xrcd_unwind", case_open_xrcd_refused, NULL, ACC_XQP_ONLY },
 	{ 0 },
 };
