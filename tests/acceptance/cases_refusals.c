@@ -239,6 +239,30 @@ static int create_failing(struct xqpv_xrcd *x, int nth_fd, unsigned int n)
 }
 
 /*
+ * After armed run @n of a case on the inode of @path, its file closed:
+ * nothing may be left in the soft devices, and the inode must be free for
+ * a new XRCD. Returns 1 if something was left (the case stops there).
+ */
+static int left_behind(const char *path, unsigned int n)
+{
+	struct xqpv_context *d;
+	struct xqpv_xrcd *y;
+	char left[256], step[48];
+	int err;
+
+	snprintf(step, sizeof(step), "nth%u_nothing_left", n);
+	EXPECT_INT(step, soft_objects(left, sizeof(left)), 0);
+	if (left[0])
+		acc_note("fail-nth %u: left %s", n, left);
+	d = open_ctx();
+	y = open_xrcd_path(d, path, O_CREAT | O_EXCL, &err);
+	snprintf(step, sizeof(step), "nth%u_inode_released", n);
+	EXPECT(step, y ? 0 : err, 0);
+	xqpv_close_device(d);
+	return left[0] != 0;
+}
+
+/*
  * Defect 5 through an inode's XRCD (found by the fault sweep of
  * refused_abort_destroy): CREATE_QP of an XRC_TGT fails after the driver
  * made the QP (an allocation of publishing it fails, this task's
@@ -261,9 +285,8 @@ static void case_stray_inode_xrcd(void)
 	if (nth_fd < 0)
 		return;
 	for (n = 1; n < 200; n++) {
-		struct xqpv_context *c = open_ctx(), *d;
-		struct xqpv_xrcd *x, *y;
-		char step[48];
+		struct xqpv_context *c = open_ctx();
+		struct xqpv_xrcd *x;
 		int err, reached;
 
 		x = open_xrcd_path(c, path, O_CREAT, &err);
@@ -276,16 +299,7 @@ static void case_stray_inode_xrcd(void)
 			kept++;
 		xqpv_close_xrcd(x);	/* EBUSY where a share holds the QP */
 		xqpv_close_device(c);
-		snprintf(step, sizeof(step), "nth%u_nothing_left", n);
-		EXPECT_INT(step, soft_objects(left, sizeof(left)), 0);
-		if (left[0])
-			acc_note("fail-nth %u: left %s", n, left);
-		d = open_ctx();
-		y = open_xrcd_path(d, path, O_CREAT | O_EXCL, &err);
-		snprintf(step, sizeof(step), "nth%u_inode_released", n);
-		EXPECT(step, y ? 0 : err, 0);
-		xqpv_close_device(d);
-		if (!reached || left[0])
+		if (left_behind(path, n) || !reached)
 			break;
 	}
 	close(nth_fd);
@@ -320,10 +334,10 @@ static void case_open_xrcd_refused(void)
 			.comp_mask = XQPV_XRCD_INIT_ATTR_FD | XQPV_XRCD_INIT_ATTR_OFLAGS,
 			.oflags = O_CREAT,
 		};
-		struct xqpv_context *c = open_ctx(), *d;
-		char v[16], now[16] = "", step[48];
-		struct xqpv_xrcd *x, *y;
-		int err, reached;
+		struct xqpv_context *c = open_ctx();
+		char v[16], now[16] = "";
+		struct xqpv_xrcd *x;
+		int reached;
 
 		a.fd = open(path, O_RDONLY);
 		snprintf(v, sizeof(v), "%u", n);
@@ -341,16 +355,7 @@ static void case_open_xrcd_refused(void)
 		if (x)
 			xqpv_close_xrcd(x);
 		xqpv_close_device(c);
-		snprintf(step, sizeof(step), "nth%u_nothing_left", n);
-		EXPECT_INT(step, soft_objects(left, sizeof(left)), 0);
-		if (left[0])
-			acc_note("fail-nth %u: left %s", n, left);
-		d = open_ctx();
-		y = open_xrcd_path(d, path, O_CREAT | O_EXCL, &err);
-		snprintf(step, sizeof(step), "nth%u_inode_released", n);
-		EXPECT(step, y ? 0 : err, 0);
-		xqpv_close_device(d);
-		if (!reached || left[0])
+		if (left_behind(path, n) || !reached)
 			break;
 	}
 	close(nth_fd);
