@@ -202,7 +202,8 @@ fuzz-host:
 	$(Q)scripts/fuzz host-long $(DURATION)
 
 # The allocation and driver-op failure sweeps in the test kernel
-# (scripts/fault-sweep; FAULT_SWEEP=full for every scenario, errno and case).
+# (scripts/fault-sweep; FAULT_SWEEP=full: the next pieces of the whole sweep,
+# a campaign recorded in tests/fault/campaign.tsv).
 fault-sweep:
 	$(Q)scripts/fault-sweep
 
