@@ -49,6 +49,18 @@ run_kunit() {
 	esac
 }
 
+# judged T0 PIECE OUTPUT: the piece a program's last PASS or FAIL line
+# makes (end=N where the line says the sweep reached no allocation at N, in
+# $end); status 1 for a FAIL or no such line (then the output's last line)
+judged() {
+	line=$(echo "$3" | grep -E '^(PASS|FAIL) ' | tail -n 1)
+	end=$(echo "$line" | sed -n 's/.*[ ,]end \([0-9]*\).*/\1/p')
+	case "$line" in
+	PASS*) piece pass "$1" "${end:--}" "$2" "${line#PASS }" ;;
+	*) piece fail "$1" - "$2" "${line:-$(echo "$3" | tail -n 1)}"; return 1 ;;
+	esac
+}
+
 # ranged KIND FIRST: pieces of RANGE from FIRST until the end or the deadline
 # (acc CASE FIRST, link add FIRST)
 run_ranged() {
@@ -60,13 +72,7 @@ run_ranged() {
 		acc) out=$($acc -F "$first-$last" -c "$2" /dev/xqp/uverbs0 2>&1) ;;
 		link) out=$($links "$first-$last" add 2>&1) ;;
 		esac
-		line=$(echo "$out" | grep -E '^(PASS|FAIL) ' | tail -n 1)
-		end=$(echo "$line" | sed -n 's/.*[ ,]end \([0-9]*\).*/\1/p')
-		case "$line" in
-		PASS*) piece pass "$t0" "${end:--}" "$* $first-$last" "${line#PASS }" ;;
-		*) piece fail "$t0" - "$* $first-$last" "${line:-$(echo "$out" | tail -n 1)}"
-			return ;;
-		esac
+		judged "$t0" "$* $first-$last" "$out" || return
 		[ -n "$end" ] && return
 		first=$((last + 1))
 		time_left || return
@@ -85,11 +91,7 @@ while read -r kind a b; do
 		fi
 		if [ "$a" = gid ]; then
 			t0=$(date +%s)
-			line=$($links 1 gid 2>&1 | grep -E '^(PASS|FAIL) ' | tail -n 1)
-			case "$line" in
-			PASS*) piece pass "$t0" - "link gid" "${line#PASS }" ;;
-			*) piece fail "$t0" - "link gid" "${line:-no result}" ;;
-			esac
+			judged "$t0" "link gid" "$($links 1 gid 2>&1)"
 		else
 			run_ranged "$b" link add
 		fi ;;
