@@ -714,18 +714,22 @@ static const void *fs_gen(const void *prev, char *desc, bool device_only)
 {
 	unsigned int stride = fault_sweep ? 1 : FS_STRIDE_CHECK;
 	const struct dx_scenario *sc;
+	size_t i;
 
-	if (!prev)
-		sc = device_only && fs_in_part(0) ? &fs_device_only : dx_scenarios;
-	else if (prev == &fs_device_only)
-		sc = dx_scenarios;
-	else
-		sc = (const struct dx_scenario *)prev + stride;
-	while (sc != &fs_device_only && sc < dx_scenarios + dx_nscenarios &&
-	       !fs_in_part((size_t)(sc - dx_scenarios)))
-		sc += stride;
-	if (sc != &fs_device_only && sc >= dx_scenarios + dx_nscenarios)
-		return NULL;
+	/* (indices, not pointers: a stride may step past the array's end) */
+	if (!prev && device_only && fs_in_part(0))
+		sc = &fs_device_only;
+	else {
+		if (!prev || prev == &fs_device_only)
+			i = 0;
+		else
+			i = (size_t)((const struct dx_scenario *)prev - dx_scenarios) + stride;
+		while (i < dx_nscenarios && !fs_in_part(i))
+			i += stride;
+		if (i >= dx_nscenarios)
+			return NULL;
+		sc = &dx_scenarios[i];
+	}
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", sc->name);
 	return sc;
 }
