@@ -30,9 +30,14 @@ HOST_HDRS := $(XQP_CORE_HDRS) $(XQP_HOST_PLATFORM_HDRS) $(XQP_SOFT_HDRS) $(wildc
 
 # variant name -> extra flags
 HOST_VARIANTS := plain asan tsan
-FLAGS_plain := -O1 -g
-FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-FLAGS_tsan := -O1 -g -fsanitize=thread
+# Line tables only: sanitizer reports and gdb backtraces keep their files
+# and lines, and the host build (three variants, in every make check) takes
+# about 40% less compiler time than with -g (ASan, test_traffic.cpp: 26 s
+# against 45). `make host-build HOST_DEBUG=-g` for variables in gdb.
+HOST_DEBUG ?= -g1
+FLAGS_plain := -O1 $(HOST_DEBUG)
+FLAGS_asan := -O1 $(HOST_DEBUG) -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FLAGS_tsan := -O1 $(HOST_DEBUG) -fsanitize=thread
 
 define host_variant
 $(BUILD)/host/$(1)/%.cpp.o: %.cpp $(HOST_HDRS)
