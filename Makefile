@@ -93,6 +93,13 @@ bench-msgrate:
 bench-placement:
 	$(Q)scripts/bench-placement
 
+# perftest's latency programs (2 B: write, send, read RC; send XRC) on xqp
+# and rxe in one Debian 6.12 guest, their typical latency beside their tails
+# (99%, 99.9%, max) and the guest's own floor, xqp-bench-floor
+# (scripts/bench-latency; build/bench/latency.md).
+bench-latency:
+	$(Q)scripts/bench-latency
+
 # xqp's core against Linux's ib_core in the same kernel, Debian 6.12 in QEMU
 # (scripts/bench-kernel; build/bench/kernel-results.txt). Its correctness
 # pass is scripts/bench-kernel --check.
@@ -213,7 +220,7 @@ fault-sweep:
 	$(Q)scripts/fault-sweep
 
 .PHONY: fault-sweep
-.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire bench-msgrate bench-placement kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
+.PHONY: res-check link-check rdmacm-check wire-check wire-guests bench-wire bench-msgrate bench-placement bench-latency kill-rounds memcg-check fuzz fuzz-host bench-profile bench-scale
 .PHONY: print-module-tree
 .PHONY: all host-build check run install uninstall dkms-install dkms-remove dkms-check deb deb-check boot-sweep bench bench-host bench-vm bench-traffic bench-kernel clean
 clean:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
-/* What xqp-bench-uverbs and xqp-bench-traffic share. */
+/* What the userspace benchmarks (xqp-bench-*) share. */
 #ifndef XQP_USER_BENCH_H
 #define XQP_USER_BENCH_H
 
