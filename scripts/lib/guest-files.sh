@@ -23,3 +23,22 @@ guest_with_libs() {
 	done < <(if [ "$1" = HOST ]; then ldd "$2"; else "$here/in-root" "$root" ldd "$2"; fi |
 		awk '/=> \// {print $3} /^[[:space:]]*\/[^ ]*ld-linux/ {print $1}')
 }
+
+# root_provider OUT: xqp's provider built in the Debian root $root against
+# its libibverbs, into the root's OUT (a directory of the harness's own:
+# harnesses may run at once); sets $multiarch, the root's
+root_provider() {
+	"$here/in-root" --sync "$root"
+	"$here/in-root" "$root" make -s -C /tmp/xqp-src/user/provider O="$1" >&2
+	multiarch=$("$here/in-root" "$root" cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+}
+
+# guest_root_providers OUT: the root's rxe provider and xqp's (root_provider
+# OUT), with their driver files, at their paths in the guest
+guest_root_providers() {
+	guest_with_libs ROOT "/usr/lib/$multiarch/libibverbs/librxe-rdmav34.so"
+	guest_file ROOT /etc/libibverbs.d/rxe.driver
+	guest_with_libs ROOT "$1/libxqp-rdmav34.so"
+	vm_args+=(--file "$root$1/libxqp-rdmav34.so:/usr/lib/$multiarch/libibverbs/libxqp-rdmav34.so"
+		--file "$root$1/xqp.driver:/etc/libibverbs.d/xqp.driver")
+}
