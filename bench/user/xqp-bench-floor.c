@@ -24,7 +24,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <string.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -44,14 +43,14 @@ static void work(void)
 		;
 }
 
-/* TSC cycles in @usec microseconds, measured against the clock for 20 ms */
-static uint64_t cycles_in(double usec)
+/* TSC cycles a microsecond, measured against the clock for 20 ms */
+static double cycles_per_us(void)
 {
 	uint64_t t0 = now_ns(), c0 = __rdtsc(), t;
 
 	while ((t = now_ns()) - t0 < 20000000)
 		;
-	return (uint64_t)(usec * 1000.0 * (double)(__rdtsc() - c0) / (double)(t - t0));
+	return 1000.0 * (double)(__rdtsc() - c0) / (double)(t - t0);
 }
 
 static int pin(int cpu)
@@ -91,8 +90,8 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	uint64_t *rtt, t0_ns, c0, sum = 0, next = 1;
-	double ns_per_cycle, us, work_us = 0;
+	uint64_t *rtt, sum = 0, next = 1;
+	double rate, us, work_us = 0;
 	int opt, cpu_a = 0;
 	long over = 0;
 	pthread_t t;
@@ -111,14 +110,13 @@ int main(int argc, char **argv)
 	}
 	if (iters < 100 || !(work_us >= 0 && work_us <= 1e6) || optind != argc)
 		goto usage;
-	work_cycles = cycles_in(work_us);
+	rate = cycles_per_us();
+	work_cycles = (uint64_t)(work_us * rate);
 	rtt = calloc((size_t)iters, sizeof(*rtt));
 	if (!rtt || pin(cpu_a) || pthread_create(&t, NULL, echo, NULL)) {
 		fprintf(stderr, "xqp-bench-floor: cannot set up (CPU %d)\n", cpu_a);
 		return 1;
 	}
-	t0_ns = now_ns();
-	c0 = __rdtsc();
 	for (long i = 0; i < iters; i++, next += 2) {
 		uint64_t s = __rdtsc();
 
@@ -129,11 +127,9 @@ int main(int argc, char **argv)
 		rtt[i] = __rdtsc() - s;
 		sum += rtt[i];
 	}
-	/* the TSC's rate, from the clock over the whole run */
-	ns_per_cycle = (double)(now_ns() - t0_ns) / (double)(__rdtsc() - c0);
 	pthread_join(t, NULL);
 	qsort(rtt, (size_t)iters, sizeof(*rtt), cmp_u64);
-	us = ns_per_cycle / 2000.0;	/* half a round trip, in microseconds */
+	us = 1.0 / (2.0 * rate);	/* half a round trip, in microseconds */
 	for (long i = 0; i < iters; i++)
 		over += rtt[i] > 10 * rtt[iters / 2];
 	printf("FLOOR iters=%ld t_min=%.2f t_typical=%.2f t_avg=%.2f p99=%.2f p999=%.2f"
