@@ -1,5 +1,5 @@
 # Sourced by the benchmarks that run programs on xqp beside soft-RoCE (rxe)
-# in one Debian 6.12 guest (bench-msgrate, bench-placement, bench-latency).
+# in one Debian 6.12 guest (rxe-compare, bench-msgrate, bench-placement, bench-latency).
 # The caller sets $rel (scripts/distro-kernel 6.12) and has a vm_args array.
 
 # rxe_guest_modules KO_DIR: Debian's rdma_rxe and what it needs (its ICRC
