@@ -111,6 +111,7 @@ struct xqp_cq : xqp::Allocated, xqp::Pinned {
 	xqp::Tracked t;
 	int cqe;		/* granted by the driver */
 	xqp_comp_handler_t comp_handler;
+	xqp_comp_handler_t poll_wake;		/* inline, xqp_cq_arm_poll_wake() */
 	xqp_event_handler_t handler;
 	void *context;
 	xqp::OwnedEventBox events;		/* without XQP_EVENT_INLINE */

@@ -93,6 +93,7 @@ extern "C" struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 	return make_tracked<xqp_cq>(dev, &xqp_device_ops::create_cq,
 				    &xqp_device_objects::cqs, [=](xqp_cq *cq) {
 					    cq->comp_handler = attr->comp_handler;
+					    cq->poll_wake = attr->poll_wake;
 					    cq->handler = attr->event_handler;
 					    cq->context = attr->cq_context;
 					    cq->comp_inline = attr->flags & XQP_CQ_COMP_INLINE;
@@ -127,6 +128,22 @@ extern "C" void xqp_cq_comp(struct xqp_cq *core_cq)
 	}
 	core_cq->comp_fires.inc();
 	xqp_work_queue(&core_cq->comp_work, 0);
+}
+
+/**
+ * xqp_cq_poll_wake - a completion was queued on a CQ armed with
+ * xqp_cq_arm_poll_wake() (driver side).
+ * @core_cq: the cookie create_cq was given.
+ *
+ * Calls the CQ's poll_wake handler here, whatever the CQ's flags: it only
+ * wakes a waiter.
+ *
+ * Context: any.
+ */
+extern "C" void xqp_cq_poll_wake(struct xqp_cq *core_cq)
+{
+	if (core_cq->poll_wake)
+		core_cq->poll_wake(core_cq, core_cq->context);
 }
 
 /**

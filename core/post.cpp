@@ -205,6 +205,35 @@ extern "C" int xqp_req_notify_cq(struct xqp_cq *cq, int flags)
 }
 
 /**
+ * xqp_cq_arm_poll_wake - have the CQ's poll_wake handler called once, after
+ * the next completion queued on it.
+ * @cq: the CQ, created with a poll_wake handler.
+ *
+ * For a poller that found the CQ empty and would rather sleep than spin
+ * (uverbs' POLL_CQ when its CPU is wanted). Leaves req_notify's arming as
+ * it is: no comp_handler call, no completion event comes of it.
+ *
+ * Context: any.
+ * Return: 0 armed; 1 when completions are already waiting (poll again,
+ * do not sleep); -EINVAL for a CQ without a poll_wake handler, -EIO,
+ * -EOPNOTSUPP, the driver's error.
+ */
+extern "C" int xqp_cq_arm_poll_wake(struct xqp_cq *cq)
+{
+	xqp_device *dev = cq->t.dev;
+	int ret = usable(dev, &xqp_device_ops::req_notify_cq);
+
+	if (ret)
+		return ret;
+	if (!cq->poll_wake)
+		return -XQP_EINVAL;
+	return cq->t.drv ? dev->ops->req_notify_cq(dev->drv, cq->t.drv,
+						   XQP_CQ_ARM_POLL_WAKE |
+						   XQP_CQ_REPORT_MISSED_EVENTS)
+			 : -XQP_EIO;
+}
+
+/**
  * xqp_resize_cq - change a CQ's size (ib_resize_cq).
  * @cq: the CQ.
  * @cqe: the new size; the driver may grant more (xqp_cq_cqe() tells).

@@ -4,6 +4,7 @@
  * DESTROY_CQ, POLL_CQ, REQ_NOTIFY_CQ and RESIZE_CQ, in the order of checks
  * of uverbs_cmd.c.
  */
+#include <linux/hrtimer.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include <linux/string.h>
@@ -13,6 +14,8 @@
 
 /* WCs polled from the core per call; POLL_CQ copies them out in between. */
 #define XQP_POLL_BATCH	8
+
+static void xqp_ucq_poll_wake(struct xqp_cq *cq, void *context);
 
 int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 {
@@ -51,6 +54,7 @@ int xqp_cmd_create_cq(struct xqp_cmd *cmd)
 	attr.flags = XQP_CQ_COMP_INLINE;	/* it queues an event and wakes */
 	attr.event_handler = xqp_uverbs_event_handler;
 	attr.event_flags = XQP_EVENT_INLINE;	/* it queues an event and wakes */
+	attr.poll_wake = xqp_ucq_poll_wake;
 	attr.cq_context = &ucq->uevent;
 	cq = xqp_create_cq_attr(cmd->xdev, &attr);
 	if (IS_ERR(cq)) {
@@ -102,13 +106,55 @@ static int wc_to_user(struct ib_uverbs_wc __user *dst, const struct xqp_wc *wc)
  * of it; xqp's poll is this command, the one moment a spinning poller is
  * in the kernel. Two pollers on one CPU (a pingpong's two ends placed on
  * one vCPU) otherwise take turns at the scheduler tick's pace, milliseconds
- * an iteration; a poller alone on its CPU pays one check
- * (single_task_running(), as the network stack's busy polling asks).
+ * an iteration. So when another task wants the CPU (single_task_running(),
+ * as the network stack's busy polling asks; a poller alone on its CPU pays
+ * that one check), the poller sleeps until the next completion queued on
+ * the CQ it polled (xqp_cq_arm_poll_wake(), which leaves req_notify's
+ * arming alone): the other task runs at once, and the poller is back as
+ * soon as there is something to poll. The bound, about one slice of the
+ * scheduler's, serves a program whose completion comes to another CQ than
+ * the one it sleeps on, or to none (a peer that answers through memory):
+ * it loses the CPU no longer than a spinner preempted by the other task
+ * would. A shorter bound fires while the other task is still working
+ * (50 us did, under TCG), and the two then take turns at the timer's pace.
  */
-static void xqp_poll_empty_yield(void)
+#define XQP_POLL_SLEEP_US	1000
+
+/* Every CQ's poll_wake: a completion came to a CQ a poller may sleep on. */
+static void xqp_ucq_poll_wake(struct xqp_cq *cq, void *context)
 {
-	if (!single_task_running())
-		yield();
+	struct xqp_uevent_obj *uevent = context;
+	struct xqp_ufile *ufile = uevent->uobj.ufile;
+
+	atomic_inc(&ufile->poll_wakes);
+	wake_up(&ufile->poll_wq);
+}
+
+/*
+ * The CQ was found empty: arm its wake if the CPU is wanted. Returns the
+ * file's wake count to sleep on, or -1 (do not sleep: the CPU is ours, or
+ * a completion came in the meantime, or the CQ could not be armed).
+ */
+static int xqp_poll_empty_arm(struct xqp_uobj *uobj)
+{
+	int seen;
+
+	if (single_task_running())
+		return -1;
+	seen = atomic_read(&uobj->ufile->poll_wakes) & INT_MAX;
+	return xqp_cq_arm_poll_wake(uobj->object) ? -1 : seen;
+}
+
+/* Sleeps while no completion woke the file since @seen, at most the bound. */
+static void xqp_poll_empty_sleep(struct xqp_ufile *ufile, int seen)
+{
+	ktime_t until = XQP_POLL_SLEEP_US * NSEC_PER_USEC;
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(&ufile->poll_wq, &wait, TASK_INTERRUPTIBLE);
+	if ((atomic_read(&ufile->poll_wakes) & INT_MAX) == seen)
+		schedule_hrtimeout_range(&until, until / 4, HRTIMER_MODE_REL);
+	finish_wait(&ufile->poll_wq, &wait);
 }
 
 /*
@@ -126,8 +172,8 @@ int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 	struct ib_uverbs_poll_cq_resp resp;
 	struct ib_uverbs_poll_cq req;
 	struct xqp_uobj *uobj;
+	int ret, n, i, seen = -1;
 	u32 want, ask;
-	int ret, n, i;
 
 	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.cq_handle, XQP_UOBJ_CQ,
 				   XQP_LOOKUP_READ);
@@ -153,10 +199,12 @@ int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 			break;	/* the CQ is empty */
 	}
 	ret = copy_to_user(cmd->outbuf, &resp, sizeof(resp)) ? -EFAULT : 0;
+	if (!ret && !resp.count)
+		seen = xqp_poll_empty_arm(uobj);
 out:
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
-	if (!ret && !resp.count)
-		xqp_poll_empty_yield();
+	if (seen >= 0)
+		xqp_poll_empty_sleep(cmd->ufile, seen);
 	return ret;
 }
 

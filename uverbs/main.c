@@ -406,6 +406,7 @@ static int xqp_uverbs_open(struct inode *inode, struct file *filp)
 	INIT_LIST_HEAD(&file->uobjects);
 	mutex_init(&file->comp_mutex);
 	INIT_LIST_HEAD(&file->comp_channels);
+	init_waitqueue_head(&file->poll_wq);
 	list_add_tail(&file->list, &udev->files);
 	mutex_unlock(&udev->lists_mutex);
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);

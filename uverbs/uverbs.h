@@ -97,6 +97,8 @@ struct xqp_ufile {
 	struct list_head uobjects;	/* newest first */
 	struct mutex comp_mutex;
 	struct list_head comp_channels;	/* struct xqp_comp_channel.list */
+	wait_queue_head_t poll_wq;	/* POLL_CQ's sleepers (cmd_cq.c) */
+	atomic_t poll_wakes;		/* completions that woke them so far */
 };
 
 enum xqp_uobj_type {

@@ -2,8 +2,8 @@
 /*
  * Completion queues of the soft device: a ring of struct xqp_wc under the
  * CQ's own spinlock (class XQP_LOCK_SOFT_CQ, never held with another soft
- * lock), armed by req_notify_cq. The completion handler and the CQ_ERR
- * event of an overrun are called after the lock is dropped.
+ * lock), armed by req_notify_cq. The completion handler, the poll wake and
+ * the CQ_ERR event of an overrun are called after the lock is dropped.
  */
 #include "soft_priv.h"
 
@@ -31,14 +31,16 @@ void soft_cq_fini(struct soft_cq *cq)
  * @solicited: a receive of a message sent with XQP_SEND_SOLICITED.
  *
  * An armed CQ calls its completion handler once (NEXT_COMP: for any
- * completion; SOLICITED: for a solicited or failed one). A full CQ loses
- * the completion and reports XQP_EVENT_CQ_ERR, as a CQ overrun does on IB.
+ * completion; SOLICITED: for a solicited or failed one); a CQ armed for
+ * a poller's wake wakes it once, for any completion queued. A full CQ
+ * loses the completion and reports XQP_EVENT_CQ_ERR, as a CQ overrun does
+ * on IB.
  *
  * Context: any (the handler runs in it).
  */
 void soft_cq_post(struct soft_cq *cq, const struct xqp_wc *wc, int solicited)
 {
-	int overrun = 0, fire = 0;
+	int overrun = 0, fire = 0, wake = 0;
 	unsigned long flags;
 
 	flags = xqp_spin_lock_irqsave(&cq->lock);
@@ -53,12 +55,16 @@ void soft_cq_post(struct soft_cq *cq, const struct xqp_wc *wc, int solicited)
 			(solicited || wc->status != XQP_WC_SUCCESS));
 		if (fire)
 			cq->armed = 0;
+		wake = cq->poll_wake;
+		cq->poll_wake = 0;
 	}
 	xqp_spin_unlock_irqrestore(&cq->lock, flags);
 	if (overrun)
 		xqp_cq_event(cq->core_cq, XQP_EVENT_CQ_ERR);
 	else if (fire)
 		xqp_cq_comp(cq->core_cq);
+	if (wake)
+		xqp_cq_poll_wake(cq->core_cq);
 }
 
 int soft_poll_cq(void *drv, void *drv_cq, int num, struct xqp_wc *wc)
@@ -95,7 +101,9 @@ int soft_req_notify_cq(void *drv, void *drv_cq, int flags)
 	if (!soft_owns(drv, cq))
 		return -XQP_EINVAL;
 	irq = xqp_spin_lock_irqsave(&cq->lock);
-	if ((flags & XQP_CQ_SOLICITED_MASK) == XQP_CQ_NEXT_COMP)
+	if (flags & XQP_CQ_ARM_POLL_WAKE)
+		cq->poll_wake = 1;	/* req_notify's arming as it was */
+	else if ((flags & XQP_CQ_SOLICITED_MASK) == XQP_CQ_NEXT_COMP)
 		cq->armed = XQP_CQ_NEXT_COMP;
 	else if (cq->armed != XQP_CQ_NEXT_COMP)
 		cq->armed = XQP_CQ_SOLICITED;

@@ -182,6 +182,7 @@ struct soft_cq {
 	struct xqp_wc *ring;		/* cqe + 1 entries */
 	xqp_u32 head, count;
 	int armed;			/* 0, XQP_CQ_NEXT_COMP, XQP_CQ_SOLICITED */
+	int poll_wake;			/* XQP_CQ_ARM_POLL_WAKE: a poller sleeps */
 	xqp_u64 overruns;
 };
 

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Completion channels (read, poll, O_NONBLOCK, solicited-only arming), a
- * process killed with WRs posted and MRs registered, REG_MR against
- * RLIMIT_MEMLOCK. The empty-channel rules are compared with Linux; the
+ * Completion channels (read, poll, O_NONBLOCK, solicited-only arming), an
+ * empty poll that sleeps while its CPU is wanted, a process killed with WRs
+ * posted and MRs registered, REG_MR against RLIMIT_MEMLOCK. The empty-channel rules are compared with Linux; the
  * rest needs traffic: xqp only.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +158,168 @@ static void case_channel_events(void)
 	EXPECT("destroy_channel", xqpv_destroy_comp_channel(ch), 0);
 	ep_close(&a);
 	ep_close(&b);
+}
+
+/* ---- an empty poll while another task wants the CPU --------------------------- */
+
+static int pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
+/* Another task that wants CPU 0 all the time, until killed. */
+static void spinner(void *arg)
+{
+	(void)arg;
+	if (pin_cpu0())
+		exit(1);
+	for (;;)
+		;
+}
+
+/* This thread's voluntary context switches (it slept), -1 if unreadable. */
+static long voluntary_switches(void)
+{
+	char line[128];
+	long n = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+struct late_send {
+	struct ep *s;
+	uint64_t wr_id;
+	int solicited, rc;
+};
+
+static void *send_later(void *arg)
+{
+	struct late_send *l = arg;
+
+	usleep(20000);
+	l->rc = send_msg(l->s, l->wr_id, l->solicited);
+	return NULL;
+}
+
+/*
+ * Polls @cq, empty at first, in a loop with nothing else in it while a
+ * thread sends a message 20 ms later: the completion, and how many times
+ * the polling thread slept meanwhile (-1: failed).
+ */
+static long poll_while_sent(struct ep *s, struct xqpv_cq *cq, uint64_t wr_id,
+			    int solicited, struct xqpv_wc *wc)
+{
+	struct late_send l = { s, wr_id, solicited, -1 };
+	long before = voluntary_switches(), slept;
+	long end = now_ms() + 5000;
+	pthread_t t;
+	int r = 0;
+
+	if (pthread_create(&t, NULL, send_later, &l))
+		return -1;
+	while (!r && now_ms() < end)
+		r = xqpv_poll_cq(cq, 1, wc);
+	slept = voluntary_switches() - before;
+	pthread_join(t, NULL);
+	return r == 1 && !l.rc ? slept : -1;
+}
+
+/*
+ * POLL_CQ on an empty CQ, with another task runnable on the poller's CPU,
+ * sleeps until the next completion (bounded) rather than spinning: the
+ * completion still comes, and the sleep's wake-up is not req_notify's
+ * arming: no completion event unless the CQ was armed for that one.
+ */
+static void poll_sleep_child(void *arg)
+{
+	struct ep a, b;
+	struct xqpv_comp_channel *ch;
+	struct xqpv_cq *rcq, *got;
+	struct xqpv_wc wc;
+	void *ctxp;
+	pid_t spin;
+
+	(void)arg;
+	EXPECT("pin", pin_cpu0(), 0);
+	ep_open(&a, g_dev, 16);
+	ep_open(&b, second_dev(), 16);
+	ch = xqpv_create_comp_channel(a.ctx);
+	rcq = ch ? xqpv_create_cq(a.ctx, 16, NULL, ch, 0) : NULL;
+	EXPECT("setup", PERR(rcq), 0);
+	if (!rcq)
+		return;
+	{
+		struct xqpv_qp_init_attr_ex qa = {
+			.qp_type = XQPV_QPT_RC, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = a.pd,
+			.send_cq = a.cq, .recv_cq = rcq,
+			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+				 .max_recv_sge = 1 },
+		};
+
+		a.qp = xqpv_create_qp_ex(a.ctx, &qa);
+	}
+	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 8, 8);
+	CHECK(a.qp && b.qp, "qps");
+	if (!a.qp || !b.qp)
+		return;
+	connect_pair(&a, &b, NULL);
+	for (int i = 0; i < 4; i++)
+		EXPECT("recv", post_recv1(a.qp, 10 + (uint64_t)i, a.buf, 4096, a.mr->lkey), 0);
+	spin = spawn(spinner, NULL);
+
+	/* not armed: the poller sleeps, the completion wakes it, no event */
+	EXPECT_INT("slept_unarmed", poll_while_sent(&b, rcq, 1, 0, &wc) > 0, 1);
+	EXPECT_INT("wr_id_unarmed", (long long)wc.wr_id, 10);
+	EXPECT_INT("no_event_unarmed", readable(ch->fd, 100), 0);
+	/* armed for a solicited one: an unsolicited one woke the poller only */
+	EXPECT("arm_solicited", xqpv_req_notify_cq(rcq, 1), 0);
+	EXPECT_INT("slept_unsolicited", poll_while_sent(&b, rcq, 2, 0, &wc) > 0, 1);
+	EXPECT_INT("no_event_unsolicited", readable(ch->fd, 100), 0);
+	/* the arming is still there: a solicited one raises its one event */
+	EXPECT_INT("slept_solicited", poll_while_sent(&b, rcq, 3, 1, &wc) > 0, 1);
+	EXPECT_INT("wr_id_solicited", (long long)wc.wr_id, 12);
+	EXPECT_INT("event_solicited", readable(ch->fd, 5000), 1);
+	EXPECT("get_event", xqpv_get_cq_event(ch, &got, &ctxp), 0);
+	xqpv_ack_cq_events(rcq, 1);
+	kill(spin, SIGKILL);
+	EXPECT_INT("spinner", reap(spin), 128 + SIGKILL);
+
+	/*
+	 * The CPU to itself: an empty poll returns at once. A kernel thread
+	 * woken on this CPU now and then makes one poll sleep; a poll that
+	 * slept whenever the CQ was empty would sleep 1,000 times.
+	 */
+	{
+		long before = voluntary_switches();
+		int n = 0;
+
+		for (int i = 0; i < 1000; i++)
+			n += xqpv_poll_cq(rcq, 1, &wc);
+		EXPECT_INT("alone_empty", n, 0);
+		EXPECT_INT("alone_seldom_sleeps", voluntary_switches() - before < 10, 1);
+	}
+	EXPECT("destroy_qp", xqpv_destroy_qp(a.qp), 0);
+	a.qp = NULL;
+	EXPECT("destroy_cq", xqpv_destroy_cq(rcq), 0);
+	EXPECT("destroy_channel", xqpv_destroy_comp_channel(ch), 0);
+	ep_close(&a);
+	ep_close(&b);
+}
+
+static void case_poll_sleep(void)
+{
+	EXPECT_INT("child", reap(spawn(poll_sleep_child, NULL)), 0);
 }
 
 /* ---- kill -9 with WRs posted and MRs registered ------------------------------ */
@@ -325,6 +489,7 @@ static void case_memlock(void)
 const struct acc_case acc_cases_channel[] = {
 	{ "dp_comp_channel_abi", case_channel_abi, NULL, 0 },
 	{ "dp_comp_channel_events", case_channel_events, NULL, ACC_XQP_ONLY },
+	{ "dp_poll_sleeps_while_cpu_wanted", case_poll_sleep, NULL, ACC_XQP_ONLY },
 	{ "dp_kill9_with_wrs_posted", case_kill9_posted, NULL, ACC_XQP_ONLY },
 	{ "dp_reg_mr_memlock", case_memlock, NULL, ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },

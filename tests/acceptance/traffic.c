@@ -218,7 +218,7 @@ void xrc_setup(struct ep *t, struct ep *i, uint32_t srq_wr, const struct conn *c
 	}
 }
 
-static long now_ms(void)
+long now_ms(void)
 {
 	struct timespec ts;
 

@@ -58,6 +58,8 @@ void connect_pair(struct ep *a, struct ep *b, const struct conn *c);
  * @srq_wr WRs), initiator @i (XRC_SEND QP); connected. */
 void xrc_setup(struct ep *t, struct ep *i, uint32_t srq_wr, const struct conn *c);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+long now_ms(void);
 /* Polls @cq until @n completions or @ms pass: the number got. */
 int poll_n(struct xqpv_cq *cq, struct xqpv_wc *wc, int n, int ms);
 /* Exactly one completion within @ms (fails the case otherwise, wc zeroed). */

@@ -954,6 +954,79 @@ TEST_F(Traffic, CompletionHandlerFiresOnceWhenArmed)
 }
 
 /*
+ * A poller's wake (xqp_cq_arm_poll_wake(), uverbs' empty POLL_CQ) fires
+ * once, for the next completion of any kind, inline, and apart from
+ * req_notify: no comp_handler call comes of it, and req_notify's arming
+ * stays as it was.
+ */
+TEST_F(Traffic, PollWakeFiresOnceApartFromNotify)
+{
+	xqp_qp *qa, *qb;
+	pair(XQP_QPT_RC, &qa, &qb);
+	xqp_sge s = a.sge(0, 8);
+	xqp_send_wr w = wr(XQP_WR_SEND, &s, 1);
+	for (int id = 1; id <= 4; id++)
+		ASSERT_EQ(post_recv(qb, id, b.sge(0, 64)), 0);
+
+	ASSERT_EQ(xqp_cq_arm_poll_wake(b.rcq), 0);
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(b.rcq_ctx.wakes.load(), 1);	/* made inline, in the post */
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(b.rcq_ctx.wakes.load(), 1);	/* once an arming */
+	xqp_work_flush_all();
+	EXPECT_EQ(b.rcq_ctx.calls.load(), 0);	/* no completion event */
+	EXPECT_EQ(poll_n(a.scq, 2).size(), 2u);
+	EXPECT_EQ(a.scq_ctx.wakes.load(), 0);	/* never armed */
+
+	/* A completion already waiting: 1, poll again rather than sleep. */
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+	EXPECT_EQ(xqp_cq_arm_poll_wake(b.rcq), 1);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+
+	/* Both armings at once: each fires once for the one completion. */
+	b.rcq_ctx.wakes = 0;
+	ASSERT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_SOLICITED), 0);
+	ASSERT_EQ(xqp_cq_arm_poll_wake(b.rcq), 0);
+	w.send_flags |= XQP_SEND_SOLICITED;
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	xqp_work_flush_all();
+	EXPECT_EQ(b.rcq_ctx.wakes.load(), 1);
+	EXPECT_EQ(b.rcq_ctx.calls.load(), 1);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+
+	/* An error completion wakes too: a receive flushed by the QP's error. */
+	ASSERT_EQ(post_recv(qb, 5, b.sge(0, 64)), 0);
+	ASSERT_EQ(xqp_cq_arm_poll_wake(b.rcq), 0);
+	xqp_qp_attr err = {};
+	err.qp_state = XQP_QPS_ERR;
+	ASSERT_EQ(xqp_modify_qp(qb, &err, XQP_QP_STATE), 0);
+	auto f = poll_n(b.rcq, 1);
+	ASSERT_EQ(f.size(), 1u);
+	EXPECT_EQ(f[0].status, XQP_WC_WR_FLUSH_ERR);
+	EXPECT_EQ(b.rcq_ctx.wakes.load(), 2);
+
+	/* A user's req_notify cannot ask for it; a failed arming arms nothing. */
+	EXPECT_EQ(xqp_req_notify_cq(b.rcq, XQP_CQ_ARM_POLL_WAKE), -XQP_EINVAL);
+	xqp_soft_inject(soft_, XQP_SOFT_OP_REQ_NOTIFY_CQ, -XQP_EIO, 0);
+	EXPECT_EQ(xqp_cq_arm_poll_wake(a.scq), -XQP_EIO);
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+	EXPECT_EQ(a.scq_ctx.wakes.load(), 0);
+
+	/* A CQ made without a poll_wake handler cannot be armed for one. */
+	xqp_cq_init_attr ca = {};
+	ca.cqe = 4;
+	xqp_cq *plain = xqp_create_cq_attr(a.dev, &ca);
+	ASSERT_FALSE(xqp_is_err(plain));
+	EXPECT_EQ(xqp_cq_arm_poll_wake(plain), -XQP_EINVAL);
+	EXPECT_EQ(xqp_destroy_cq(plain), 0);
+}
+
+/*
  * A kernel client's completion handler runs from the CQ's work item, never
  * in the context that made the completion (a poster's): Linux drivers call
  * theirs from a context of their own. Here b's SEND lands in qa, whose

@@ -41,8 +41,10 @@ struct Events {
 /* A CQ's context: its completion handler calls and its async events. */
 struct CqCtx {
 	std::atomic<int> calls{0};
+	std::atomic<int> wakes{0};	/* poll_wake calls */
 	Events events;
 	static void comp(xqp_cq *, void *ctx) { static_cast<CqCtx *>(ctx)->calls++; }
+	static void wake(xqp_cq *, void *ctx) { static_cast<CqCtx *>(ctx)->wakes++; }
 	static void event(xqp_event *ev, void *ctx)
 	{
 		Events::on(ev, &static_cast<CqCtx *>(ctx)->events);
@@ -67,6 +69,7 @@ struct Node {
 		xqp_cq_init_attr ca = {};
 		ca.cqe = cqe;
 		ca.comp_handler = CqCtx::comp;
+		ca.poll_wake = CqCtx::wake;
 		ca.event_handler = CqCtx::event;
 		ca.event_flags = XQP_EVENT_INLINE;
 		ca.cq_context = &scq_ctx;

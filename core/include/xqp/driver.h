@@ -141,7 +141,11 @@ struct xqp_device_ops {
 			     const struct xqp_recv_wr *wr,
 			     const struct xqp_recv_wr **bad_wr);
 	int (*poll_cq)(void *drv, void *drv_cq, int num, struct xqp_wc *wc);
-	/* Returns 0, or 1 with REPORT_MISSED_EVENTS when entries are waiting. */
+	/*
+	 * Returns 0, or 1 with REPORT_MISSED_EVENTS when entries are waiting.
+	 * With XQP_CQ_ARM_POLL_WAKE in @flags it arms only the next
+	 * completion's xqp_cq_poll_wake(), not the comp_handler.
+	 */
 	int (*req_notify_cq)(void *drv, void *drv_cq, int flags);
 	/* *granted holds @cqe on entry, as for create_cq. */
 	int (*resize_cq)(void *drv, void *drv_cq, int cqe, int *granted);
@@ -236,6 +240,14 @@ void xqp_srq_event(struct xqp_srq *core_srq, enum xqp_event_type type);
  * never for a CQ whose destroy_cq has returned.
  */
 void xqp_cq_comp(struct xqp_cq *core_cq);
+/*
+ * req_notify_cq's flag for xqp_cq_arm_poll_wake() (never a user's): the
+ * next completion queued on the CQ, whatever its kind, is followed by one
+ * xqp_cq_poll_wake(). Any context, no sleeping; never for a CQ whose
+ * destroy_cq has returned.
+ */
+#define XQP_CQ_ARM_POLL_WAKE	0x8
+void xqp_cq_poll_wake(struct xqp_cq *core_cq);
 /* The driver pointer of the PD an AH was created on. Any context. */
 void *xqp_ah_drv_pd(const struct xqp_ah *ah);
 /* The driver's window of a core window, NULL once detached. Any context. */

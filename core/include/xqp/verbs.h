@@ -641,6 +641,7 @@ struct xqp_cq_init_attr {
 	void *cq_context;
 	xqp_u32 flags;				/* XQP_CQ_COMP_INLINE */
 	xqp_u32 event_flags;			/* XQP_EVENT_INLINE */
+	xqp_comp_handler_t poll_wake;		/* after xqp_cq_arm_poll_wake() */
 };
 /*
  * The comp_handler only wakes a waiter (uverbs' does): it may run where the
@@ -649,6 +650,12 @@ struct xqp_cq_init_attr {
  * a context of their own.
  */
 #define XQP_CQ_COMP_INLINE	0x1
+/*
+ * poll_wake, if given, is called once after xqp_cq_arm_poll_wake(), where
+ * the next completion is made (the poster's context, a softirq): it may
+ * only wake a waiter. Independent of req_notify's arming and of the
+ * comp_handler: a poller that waits with it causes no completion event.
+ */
 
 /* ---- memory regions ----------------------------------------------------- */
 struct xqp_mr *xqp_reg_mr(struct xqp_pd *pd, struct xqp_mem *mem,
@@ -686,6 +693,7 @@ struct xqp_cq *xqp_create_cq_attr(struct xqp_device *dev,
 				  const struct xqp_cq_init_attr *attr);
 int xqp_poll_cq(struct xqp_cq *cq, int num_entries, struct xqp_wc *wc);
 int xqp_req_notify_cq(struct xqp_cq *cq, int flags);
+int xqp_cq_arm_poll_wake(struct xqp_cq *cq);
 int xqp_resize_cq(struct xqp_cq *cq, int cqe);
 
 /* ---- posting ------------------------------------------------------------- */
