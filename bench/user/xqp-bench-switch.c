@@ -10,12 +10,15 @@
  * wake-ups across CPUs instead. Reported as ibv_*_pingpong reports its
  * iterations: microseconds a round trip, the mean over all of them, with
  * the median beside it (docs/benchmarks.md, "Ping-pong under a CPU hog").
+ * With -t, each process writes a byte to each of P pages of its own after
+ * each byte it gets (a program's working set, which under TCG costs more
+ * to touch right after a switch of address space).
  *
- *   xqp-bench-switch [-n ITERS] [-a CPU] [-b CPU]   (defaults 10000, 0, 0;
- *                                                   -1: not pinned)
+ *   xqp-bench-switch [-n ITERS] [-a CPU] [-b CPU] [-t PAGES]
+ *                    (defaults 10000, 0, 0, 0; CPU -1: not pinned)
  *
  * Prints one line:
- *   SWITCH iters=N cpus=A,B usec_iter=MEAN t_typical=MEDIAN
+ *   SWITCH iters=N cpus=A,B pages=P usec_iter=MEAN t_typical=MEDIAN
  * and exits 1 if the processes, the pipes or the pinning fail.
  */
 #define _GNU_SOURCE
@@ -24,6 +27,15 @@
 #include <unistd.h>
 
 #include "bench.h"
+
+static unsigned char *pages;	/* -t: the working set, one byte a page */
+static long npages;
+
+static void touch(void)
+{
+	for (long i = 0; i < npages; i++)
+		pages[i * 4096]++;
+}
 
 static int pin(int cpu)
 {
@@ -41,9 +53,10 @@ static int pass(int out, int in)
 {
 	char c = 'x';
 
-	if (write(out, &c, 1) != 1)
+	if (write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
 		return -1;
-	return read(in, &c, 1) == 1 ? 0 : -1;
+	touch();
+	return 0;
 }
 
 /* the far end: echoes every byte until the pipe closes */
@@ -51,9 +64,11 @@ static int echo(int in, int out)
 {
 	char c;
 
-	while (read(in, &c, 1) == 1)
+	while (read(in, &c, 1) == 1) {
+		touch();
 		if (write(out, &c, 1) != 1)
 			return 1;
+	}
 	return 0;
 }
 
@@ -71,9 +86,11 @@ int main(int argc, char **argv)
 	uint64_t *rtt, start;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "n:a:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:a:b:t:")) != -1) {
 		if (opt == 'n')
 			iters = strtol(optarg, NULL, 0);
+		else if (opt == 't')
+			npages = strtol(optarg, NULL, 0);
 		else if (opt == 'a')
 			cpu_a = (int)strtol(optarg, NULL, 0);
 		else if (opt == 'b')
@@ -81,10 +98,11 @@ int main(int argc, char **argv)
 		else
 			goto usage;
 	}
-	if (iters < 100 || optind != argc)
+	if (iters < 100 || npages < 0 || npages > 65536 || optind != argc)
 		goto usage;
 	rtt = calloc((size_t)iters, sizeof(*rtt));
-	if (!rtt || pipe(to_b) || pipe(to_a)) {
+	pages = npages ? calloc((size_t)npages, 4096) : NULL;
+	if (!rtt || (npages && !pages) || pipe(to_b) || pipe(to_a)) {
 		perror("xqp-bench-switch: set up");
 		return 1;
 	}
@@ -125,11 +143,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	qsort(rtt, (size_t)iters, sizeof(*rtt), cmp_u64);
-	printf("SWITCH iters=%ld cpus=%d,%d usec_iter=%.2f t_typical=%.2f\n", iters, cpu_a,
-	       cpu_b, (double)start / 1000.0 / (double)iters, (double)rtt[iters / 2] / 1000.0);
+	printf("SWITCH iters=%ld cpus=%d,%d pages=%ld usec_iter=%.2f t_typical=%.2f\n", iters,
+	       cpu_a, cpu_b, npages, (double)start / 1000.0 / (double)iters,
+	       (double)rtt[iters / 2] / 1000.0);
+	free(pages);
 	free(rtt);
 	return 0;
 usage:
-	fprintf(stderr, "usage: xqp-bench-switch [-n ITERS (>= 100)] [-a CPU] [-b CPU]\n");
+	fprintf(stderr, "usage: xqp-bench-switch [-n ITERS (>= 100)] [-a CPU] [-b CPU]"
+			" [-t PAGES (0 to 65536)]\n");
 	return 2;
 }

@@ -87,6 +87,43 @@ static int send_msg(struct ep *s, uint64_t wr_id, int solicited)
 	return post_send1(s->qp, &w);
 }
 
+/*
+ * a on g_dev, b on the second device, connected RC QPs; a's receive CQ (the
+ * one returned, with @cq_context) on a completion channel (*@ch), @recvs
+ * receives of 4 KiB posted on a (wr_ids 10, 11, ...). NULL when it failed.
+ */
+static struct xqpv_cq *channel_pair(struct ep *a, struct ep *b, struct xqpv_comp_channel **ch,
+				    void *cq_context, int recvs)
+{
+	struct xqpv_cq *rcq;
+
+	ep_open(a, g_dev, 16);
+	ep_open(b, second_dev(), 16);
+	*ch = xqpv_create_comp_channel(a->ctx);
+	rcq = *ch ? xqpv_create_cq(a->ctx, 16, cq_context, *ch, 0) : NULL;
+	EXPECT("setup", PERR(rcq), 0);
+	if (!rcq)
+		return NULL;
+	{
+		struct xqpv_qp_init_attr_ex qa = {
+			.qp_type = XQPV_QPT_RC, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = a->pd,
+			.send_cq = a->cq, .recv_cq = rcq,
+			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+				 .max_recv_sge = 1 },
+		};
+
+		a->qp = xqpv_create_qp_ex(a->ctx, &qa);
+	}
+	b->qp = ep_qp(b, XQPV_QPT_RC, NULL, 8, 8);
+	CHECK(a->qp && b->qp, "qps");
+	if (!a->qp || !b->qp)
+		return NULL;
+	connect_pair(a, b, NULL);
+	for (int i = 0; i < recvs; i++)
+		EXPECT("recv", post_recv1(a->qp, 10 + (uint64_t)i, a->buf, 4096, a->mr->lkey), 0);
+	return rcq;
+}
+
 static void case_channel_events(void)
 {
 	struct ep a, b;
@@ -96,30 +133,9 @@ static void case_channel_events(void)
 	struct xqpv_wc wc;
 	int marker;
 
-	ep_open(&a, g_dev, 16);
-	ep_open(&b, second_dev(), 16);
-	ch = xqpv_create_comp_channel(a.ctx);
-	rcq = ch ? xqpv_create_cq(a.ctx, 16, &marker, ch, 0) : NULL;
-	EXPECT("setup", PERR(rcq), 0);
+	rcq = channel_pair(&a, &b, &ch, &marker, 6);
 	if (!rcq)
 		return;
-	{
-		struct xqpv_qp_init_attr_ex qa = {
-			.qp_type = XQPV_QPT_RC, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = a.pd,
-			.send_cq = a.cq, .recv_cq = rcq,
-			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
-				 .max_recv_sge = 1 },
-		};
-
-		a.qp = xqpv_create_qp_ex(a.ctx, &qa);
-	}
-	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 8, 8);
-	CHECK(a.qp && b.qp, "qps");
-	if (!a.qp || !b.qp)
-		return;
-	connect_pair(&a, &b, NULL);
-	for (int i = 0; i < 6; i++)
-		EXPECT("recv", post_recv1(a.qp, 10 + (uint64_t)i, a.buf, 4096, a.mr->lkey), 0);
 	/* not armed: a completion gives no event */
 	EXPECT("send_unarmed", send_msg(&b, 1, 0), 0);
 	EXPECT_INT("recv_unarmed", poll_n(rcq, &wc, 1, 5000), 1);
@@ -252,30 +268,9 @@ static void poll_sleep_child(void *arg)
 
 	(void)arg;
 	EXPECT("pin", pin_cpu0(), 0);
-	ep_open(&a, g_dev, 16);
-	ep_open(&b, second_dev(), 16);
-	ch = xqpv_create_comp_channel(a.ctx);
-	rcq = ch ? xqpv_create_cq(a.ctx, 16, NULL, ch, 0) : NULL;
-	EXPECT("setup", PERR(rcq), 0);
+	rcq = channel_pair(&a, &b, &ch, NULL, 4);
 	if (!rcq)
 		return;
-	{
-		struct xqpv_qp_init_attr_ex qa = {
-			.qp_type = XQPV_QPT_RC, .comp_mask = XQPV_QP_INIT_ATTR_PD, .pd = a.pd,
-			.send_cq = a.cq, .recv_cq = rcq,
-			.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
-				 .max_recv_sge = 1 },
-		};
-
-		a.qp = xqpv_create_qp_ex(a.ctx, &qa);
-	}
-	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 8, 8);
-	CHECK(a.qp && b.qp, "qps");
-	if (!a.qp || !b.qp)
-		return;
-	connect_pair(&a, &b, NULL);
-	for (int i = 0; i < 4; i++)
-		EXPECT("recv", post_recv1(a.qp, 10 + (uint64_t)i, a.buf, 4096, a.mr->lkey), 0);
 	spin = spawn(spinner, NULL);
 
 	/* not armed: the poller sleeps, the completion wakes it, no event */
