@@ -29,6 +29,7 @@ the queue's line for it is "acc CASE FIRST" (the first fail-nth not yet
 passed) and the guest takes pieces of RANGE runs from there until the end
 or its deadline. A failed piece is recorded and taken again next time.
 """
+import fcntl
 import os
 import re
 import sys
@@ -144,9 +145,9 @@ def record(ledger, log, date, commit):
             result, secs, end, piece, detail = m.groups()
             detail = detail.replace("\t", " ")[:300]
             rows.append("\t".join((date, commit, piece, result, end, secs, detail)))
-    new = not os.path.exists(ledger)
     with open(ledger, "a") as f:
-        if new:
+        fcntl.flock(f, fcntl.LOCK_EX)	# two runs at once append in turn
+        if f.tell() == 0:
             f.write(HEADER + "\n")
         for r in rows:
             f.write(r + "\n")
