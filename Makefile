@@ -87,9 +87,10 @@ bench-traffic:
 bench-msgrate:
 	$(Q)scripts/bench-msgrate
 
-# Debian's rc and ud pingpongs on xqp and rxe under a host CPU hog, the two
-# processes on one vCPU, on two, or where the guest puts them
-# (scripts/bench-placement; build/bench/placement.md).
+# Debian's rc and ud pingpongs on xqp and rxe under a host CPU hog (or busy
+# guest processes: PLACEMENT_GUEST_HOGS), the two processes on one vCPU, on
+# two, or where the guest puts them, beside the guest's own floor for two
+# processes, xqp-bench-switch (scripts/bench-placement; build/bench/placement.md).
 bench-placement:
 	$(Q)scripts/bench-placement
 
