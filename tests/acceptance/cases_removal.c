@@ -221,12 +221,16 @@ struct flow {
 	int stop;
 	long moved;		/* messages received and checked */
 	int bad;		/* an errno or status that removal does not explain */
+	int bad_status;		/* with bad == EPROTO: the completion's status */
 	int saw_eio;
+	int peer_gone;		/* a send exceeded its retries: b went first */
 };
 
 /* Sends 4 KiB messages a -> b, one receive posted per message, until a
  * command says EIO (the device is gone). Completions before that succeed or
- * are flushed. */
+ * are flushed, but for one: the module removes its devices last first, so
+ * a send can find b gone and exceed its retries (retry_cnt 1, timeout 10:
+ * 8 ms) before a's removal flushes it. The next command on b then says EIO. */
 static void *flow_thread(void *arg)
 {
 	struct flow *f = arg;
@@ -251,12 +255,19 @@ static void *flow_thread(void *arg)
 				err = -r;
 			else if (r == 0)
 				err = ETIMEDOUT;
+			else if (!cq && wc.status == XQPV_WC_RETRY_EXC_ERR && !f->peer_gone)
+				f->peer_gone = 1;
 			else if (wc.status != XQPV_WC_SUCCESS && wc.status != XQPV_WC_WR_FLUSH_ERR)
 				err = EPROTO;
+			if (err == EPROTO)
+				f->bad_status = wc.status;
+			if (f->peer_gone)
+				break;
 		}
 		if (err)
 			break;
-		f->moved++;
+		if (!f->peer_gone)
+			f->moved++;
 	}
 	if (err == EIO)
 		__atomic_store_n(&f->saw_eio, 1, __ATOMIC_RELAXED);
@@ -288,6 +299,7 @@ static void case_removal_under_traffic(void)
 	pthread_join(t, NULL);
 	EXPECT_INT("traffic_flowed", f.moved > 0, 1);
 	EXPECT("only_clean_errnos", f.bad, 0);
+	EXPECT_INT("unexplained_wc_status", f.bad_status, 0);
 	EXPECT_INT("sender_saw_eio", f.saw_eio, 1);
 	/* the device's removal gave the pinned pages back, files still open */
 	EXPECT_INT("pages_unpinned", vm_pin_kb(), 0);
@@ -310,26 +322,50 @@ static int hotplug(const char *what)
 	return err;
 }
 
+/* A send from @a to its RC peer, whose device is gone: no responder, so
+ * the retries run out (retry_cnt 1, timeout 10: 8 ms), as with a dead node. */
+static void send_to_gone_peer(struct ep *a)
+{
+	struct xqpv_sge sge = { (uintptr_t)a->buf, 64, a->mr->lkey };
+	struct xqpv_send_wr w = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				 .opcode = XQPV_WR_SEND, .send_flags = XQPV_SEND_SIGNALED };
+	struct xqpv_wc wc;
+
+	EXPECT("send_to_gone_peer", post_send1(a->qp, &w), 0);
+	if (poll_one(a->cq, &wc, 2000, "send_to_gone_peer"))
+		EXPECT_INT("gone_peer_retry_exceeded", wc.status, XQPV_WC_RETRY_EXC_ERR);
+}
+
 /*
  * The soft module's hotplug hook: the second device removed while a file
  * holds a PD on it (the file answers EIO, the destroy reports success, the
- * first device is untouched), then made again under the same node.
+ * first device is untouched, its QP connected to the gone one sees no
+ * responder), then made again under the same node.
  */
 static void case_hotplug(void)
 {
 	struct ib_uverbs_query_device_resp qd;
 	struct xqpv_context *ctx = xqpv_open_device_path(second_dev()), *first = open_ctx();
 	struct xqpv_pd *pd = ctx ? xqpv_alloc_pd(ctx) : NULL;
+	struct ep a, b;
 
 	CHECK(pd, "setup on %s: %s", second_dev(), errname(errno));
 	if (!pd)
 		return;
+	ep_open(&a, g_dev, 4);
+	ep_open(&b, second_dev(), 4);
+	a.qp = ep_qp(&a, XQPV_QPT_RC, NULL, 4, 4);
+	b.qp = ep_qp(&b, XQPV_QPT_RC, NULL, 4, 4);
+	connect_pair(&a, &b, NULL);
 	EXPECT("remove", hotplug("remove 1"), 0);
 	EXPECT("remove_again", hotplug("remove 1"), ENOENT);
 	EXPECT("file_eio", PERR(xqpv_alloc_pd(ctx)), EIO);
 	EXPECT("dealloc_after", xqpv_dealloc_pd(pd), 0);
 	EXPECT("close_after", xqpv_close_device(ctx), 0);
 	EXPECT("first_untouched", query_device_raw(first->cmd_fd, &qd), 0);
+	send_to_gone_peer(&a);
+	ep_close(&b);
+	ep_close(&a);
 	EXPECT("bad_verb", hotplug("unplug 1"), EINVAL);
 	EXPECT("bad_index", hotplug("add 8"), EINVAL);
 	EXPECT("no_index", hotplug("add"), EINVAL);
