@@ -145,8 +145,11 @@ static int xqp_poll_empty_arm(struct xqp_uobj *uobj)
 	return xqp_cq_arm_poll_wake(uobj->object) ? -1 : seen;
 }
 
-/* Sleeps while no completion woke the file since @seen, at most the bound. */
-static void xqp_poll_empty_sleep(struct xqp_ufile *ufile, int seen)
+/*
+ * Sleeps while no completion woke the file since @seen, at most the bound.
+ * Returns true when a completion woke it (the CQ is worth polling again).
+ */
+static bool xqp_poll_empty_sleep(struct xqp_ufile *ufile, int seen)
 {
 	ktime_t until = XQP_POLL_SLEEP_US * NSEC_PER_USEC;
 	DEFINE_WAIT(wait);
@@ -155,57 +158,75 @@ static void xqp_poll_empty_sleep(struct xqp_ufile *ufile, int seen)
 	if ((atomic_read(&ufile->poll_wakes) & INT_MAX) == seen)
 		schedule_hrtimeout_range(&until, until / 4, HRTIMER_MODE_REL);
 	finish_wait(&ufile->poll_wq, &wait);
+	return (atomic_read(&ufile->poll_wakes) & INT_MAX) != seen;
+}
+
+/*
+ * Up to @ne WCs of the CQ to @data, their number in @count. Bound: at most
+ * the CQ's size (more cannot be queued at once).
+ */
+static int xqp_poll_to_user(struct xqp_uobj *uobj, struct ib_uverbs_wc __user *data,
+			    u32 ne, u32 *count)
+{
+	struct xqp_wc wc[XQP_POLL_BATCH];
+	u32 want = min_t(u32, ne, max(xqp_cq_cqe(uobj->object), 1)), ask;
+	int ret, n, i;
+
+	*count = 0;
+	while (*count < want) {
+		ask = min_t(u32, want - *count, XQP_POLL_BATCH);
+		n = xqp_poll_cq(uobj->object, ask, wc);
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++) {
+			ret = wc_to_user(data + *count, &wc[i]);
+			if (ret)
+				return ret;
+			(*count)++;
+		}
+		if (n < ask)
+			break;	/* the CQ is empty */
+	}
+	return 0;
 }
 
 /*
  * POLL_CQ (ib_uverbs_poll_cq()): up to ne WCs written after the response
  * header, then the header with their count. As in Linux the WCs go to the
  * user's buffer whatever out_words says (libibverbs sizes it for ne), and
- * WCs polled before a fault are lost. Bound: at most the CQ's size per
- * command (more cannot be queued at once).
+ * WCs polled before a fault are lost. An empty CQ may sleep (above); woken
+ * by a completion, the command polls once more, so the poller has it
+ * without asking again. The CQ is looked up anew then: it may have been
+ * destroyed meanwhile, and the command then answers what it had, none.
  */
 int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 {
 	struct ib_uverbs_wc __user *data = cmd->outbuf +
 					   sizeof(struct ib_uverbs_poll_cq_resp);
-	struct xqp_wc wc[XQP_POLL_BATCH];
 	struct ib_uverbs_poll_cq_resp resp;
 	struct ib_uverbs_poll_cq req;
 	struct xqp_uobj *uobj;
-	int ret, n, i, seen = -1;
-	u32 want, ask;
+	int ret, seen = -1;
 
 	uobj = xqp_cmd_request_obj(cmd, &req, sizeof(req), &req.cq_handle, XQP_UOBJ_CQ,
 				   XQP_LOOKUP_READ);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-
 	memset(&resp, 0, sizeof(resp));
-	want = min_t(u32, req.ne, max(xqp_cq_cqe(uobj->object), 1));
-	while (resp.count < want) {
-		ask = min_t(u32, want - resp.count, XQP_POLL_BATCH);
-		n = xqp_poll_cq(uobj->object, ask, wc);
-		if (n < 0) {
-			ret = n;
-			goto out;
-		}
-		for (i = 0; i < n; i++) {
-			ret = wc_to_user(data + resp.count, &wc[i]);
-			if (ret)
-				goto out;
-			resp.count++;
-		}
-		if (n < ask)
-			break;	/* the CQ is empty */
-	}
-	ret = copy_to_user(cmd->outbuf, &resp, sizeof(resp)) ? -EFAULT : 0;
+	ret = xqp_poll_to_user(uobj, data, req.ne, &resp.count);
 	if (!ret && !resp.count)
 		seen = xqp_poll_empty_arm(uobj);
-out:
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
-	if (seen >= 0)
-		xqp_poll_empty_sleep(cmd->ufile, seen);
-	return ret;
+	if (seen >= 0 && xqp_poll_empty_sleep(cmd->ufile, seen)) {
+		uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
+		if (!IS_ERR(uobj)) {
+			ret = xqp_poll_to_user(uobj, data, req.ne, &resp.count);
+			xqp_uobj_put(uobj, XQP_LOOKUP_READ);
+		}
+	}
+	if (ret)
+		return ret;
+	return copy_to_user(cmd->outbuf, &resp, sizeof(resp)) ? -EFAULT : 0;
 }
 
 /* REQ_NOTIFY_CQ: the core's answer is not reported, as in Linux. */
