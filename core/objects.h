@@ -230,7 +230,13 @@ struct RealQp : Allocated, Pinned {
  */
 struct Share {
 	xqp_qp base;
-	bool inline_events;	/* XQP_EVENT_INLINE: delivered by the raiser's walk */
+	/*
+	 * Which walk runs its handler: none (no handler), the raiser's
+	 * (XQP_EVENT_INLINE) or its event box's. One byte compared per share
+	 * of a walk (qp_event.cpp), set at its creation.
+	 */
+	enum class Walk : u8 { none, raiser, box };
+	Walk walk;
 	/*
 	 * OPEN, or DELIVERING while one walker runs its handler, or CLOSED by
 	 * a close during a walk (qp_event.cpp): taken with one compare-and-

@@ -31,8 +31,8 @@ static void deliver(Share *h, xqp_event *ev)
 	h->state.store(Share::OPEN);
 }
 
-/* One event to the shares of @real with a handler that are (@inl) or are not inline. */
-static void walk(RealQp *real, xqp_event_type type, bool inl)
+/* One event to the shares of @real whose handlers @which walk runs. */
+static void walk(RealQp *real, xqp_event_type type, Share::Walk which)
 {
 	xqp_event ev = {};
 	Share *done = nullptr;
@@ -45,7 +45,7 @@ static void walk(RealQp *real, xqp_event_type type, bool inl)
 		real->shared.lock(irqs)->walks++;
 		real->shared.rcu_view().shares.for_each([&](ListNode *n) {
 			Share *h = Share::from_node(n);
-			if (h->handler && h->inline_events == inl)
+			if (h->walk == which)
 				deliver(h, &ev);
 		});
 		auto s = real->shared.lock(irqs);
@@ -77,7 +77,7 @@ void xqp::deliver_qp_event(void *real, xqp_event_type type)
 	RealQp *qp = static_cast<RealQp *>(real);
 
 	if (qp->is_xrc_tgt())
-		walk(qp, type, false);
+		walk(qp, type, Share::Walk::box);
 	else
 		call_creator(qp, type);
 }
@@ -102,7 +102,7 @@ extern "C" void xqp_qp_event(struct xqp_qp *core_qp, enum xqp_event_type type)
 			call_creator(real, type);
 		return;
 	}
-	walk(real, type, true);
+	walk(real, type, Share::Walk::raiser);
 	if (box)
 		box->raise(type);
 }

@@ -33,7 +33,7 @@ static Link link_share(xqp_xrcd *xrcd, u32 qpn, Share *h, EventBox *&spare)
 	auto s = real->shared.lock();
 	if (s->life != Life::live)
 		return Link::not_found;
-	if (h->handler && !h->inline_events && !real->events.get()) {
+	if (h->walk == Share::Walk::box && !real->events.get()) {
 		if (!spare)
 			return Link::needs_box;
 		spare->bind(real);

@@ -20,7 +20,8 @@ Share *Share::create(RealQp *real, xqp_event_handler_t handler, void *context,
 	h->real = real;
 	h->handler = handler;
 	h->context = context;
-	h->inline_events = event_flags & XQP_EVENT_INLINE;
+	if (handler)
+		h->walk = event_flags & XQP_EVENT_INLINE ? Walk::raiser : Walk::box;
 	return h;
 }
 
