@@ -985,6 +985,12 @@ TEST_F(Traffic, PollWakeFiresOnceApartFromNotify)
 	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
 	EXPECT_EQ(xqp_cq_arm_poll_wake(b.rcq), 1);
 	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	/* ...and arms nothing: the next completion wakes no poller. */
+	ASSERT_EQ(post_recv(qb, 9, b.sge(0, 64)), 0);
+	ASSERT_EQ(post_send(qa, w), 0);
+	EXPECT_EQ(poll_n(b.rcq, 1).size(), 1u);
+	EXPECT_EQ(b.rcq_ctx.wakes.load(), 1);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
 
 	/* Both armings at once: each fires once for the one completion. */
 	b.rcq_ctx.wakes = 0;

@@ -144,7 +144,9 @@ struct xqp_device_ops {
 	/*
 	 * Returns 0, or 1 with REPORT_MISSED_EVENTS when entries are waiting.
 	 * With XQP_CQ_ARM_POLL_WAKE in @flags it arms only the next
-	 * completion's xqp_cq_poll_wake(), not the comp_handler.
+	 * completion's xqp_cq_poll_wake(), not the comp_handler, and only
+	 * when no entry is waiting (then 1: the poller polls, nothing armed
+	 * wakes it or another poller later).
 	 */
 	int (*req_notify_cq)(void *drv, void *drv_cq, int flags);
 	/* *granted holds @cqe on entry, as for create_cq. */
