@@ -20,8 +20,8 @@ Share *Share::create(RealQp *real, xqp_event_handler_t handler, void *context,
 	h->real = real;
 	h->handler = handler;
 	h->context = context;
-	if (handler)
-		h->walk = event_flags & XQP_EVENT_INLINE ? Walk::raiser : Walk::box;
+	h->walk = !handler ? Walk::none :
+		  event_flags & XQP_EVENT_INLINE ? Walk::raiser : Walk::box;
 	return h;
 }
 

@@ -194,10 +194,12 @@ static int xqp_poll_to_user(struct xqp_uobj *uobj, struct ib_uverbs_wc __user *d
  * POLL_CQ (ib_uverbs_poll_cq()): up to ne WCs written after the response
  * header, then the header with their count. As in Linux the WCs go to the
  * user's buffer whatever out_words says (libibverbs sizes it for ne), and
- * WCs polled before a fault are lost. An empty CQ may sleep (above); woken
- * by a completion, the command polls once more, so the poller has it
- * without asking again. The CQ is looked up anew then: it may have been
- * destroyed meanwhile, and the command then answers what it had, none.
+ * WCs polled before a fault are lost. An empty CQ may sleep (above), with
+ * the CQ unlocked but referenced; woken by a completion, the command locks
+ * it again and polls once more, so the poller has it without asking again.
+ * A CQ destroyed meanwhile (or locked by another command) is not polled:
+ * the command answers what it had, none; never another CQ that took its
+ * handle.
  */
 int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 {
@@ -216,14 +218,13 @@ int xqp_cmd_poll_cq(struct xqp_cmd *cmd)
 	ret = xqp_poll_to_user(uobj, data, req.ne, &resp.count);
 	if (!ret && !resp.count)
 		seen = xqp_poll_empty_arm(uobj);
-	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
-	if (seen >= 0 && xqp_poll_empty_sleep(cmd->ufile, seen)) {
-		uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_CQ, req.cq_handle, XQP_LOOKUP_READ);
-		if (!IS_ERR(uobj)) {
-			ret = xqp_poll_to_user(uobj, data, req.ne, &resp.count);
-			xqp_uobj_put(uobj, XQP_LOOKUP_READ);
-		}
+	xqp_uobj_unlock(uobj, XQP_LOOKUP_READ);
+	if (seen >= 0 && xqp_poll_empty_sleep(cmd->ufile, seen) &&
+	    !xqp_uobj_relock(uobj, XQP_LOOKUP_READ)) {
+		ret = xqp_poll_to_user(uobj, data, req.ne, &resp.count);
+		xqp_uobj_unlock(uobj, XQP_LOOKUP_READ);
 	}
+	xqp_uobj_unref(uobj);
 	if (ret)
 		return ret;
 	return copy_to_user(cmd->outbuf, &resp, sizeof(resp)) ? -EFAULT : 0;

@@ -178,7 +178,8 @@ struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
 	return uobj;
 }
 
-void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
+/* Unlocks an object looked up in @mode; its reference stays (xqp_uobj_unref()). */
+void xqp_uobj_unlock(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
 {
 	switch (mode) {
 	case XQP_LOOKUP_READ:
@@ -190,7 +191,37 @@ void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
 	case XQP_LOOKUP_DESTROY:
 		break;
 	}
+}
+
+/*
+ * Locks again, in @mode, an object that xqp_uobj_unlock() left referenced:
+ * 0 if it is still the live object of its handle, else -EBUSY (locked by a
+ * command, or destroyed: a destroyed object stays write-locked) or -ENOENT.
+ * Unlike a new lookup by handle, it never finds another object that took
+ * the handle meanwhile.
+ */
+int xqp_uobj_relock(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
+{
+	int ret = uobj_try_lock(uobj, mode);
+
+	if (ret)
+		return ret;
+	if (!READ_ONCE(uobj->object)) {
+		xqp_uobj_unlock(uobj, mode);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void xqp_uobj_unref(struct xqp_uobj *uobj)
+{
 	kref_put(&uobj->ref, uobj_free);
+}
+
+void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode)
+{
+	xqp_uobj_unlock(uobj, mode);
+	xqp_uobj_unref(uobj);
 }
 
 /* Drops the object from the table and the list; the table's reference goes. */

@@ -247,6 +247,9 @@ void xqp_uobj_keep_refused(struct xqp_uobj *uobj, int err);
 struct xqp_uobj *xqp_uobj_get(struct xqp_ufile *ufile, enum xqp_uobj_type type,
 			      u32 id, enum xqp_lookup_mode mode);
 void xqp_uobj_put(struct xqp_uobj *uobj, enum xqp_lookup_mode mode);
+void xqp_uobj_unlock(struct xqp_uobj *uobj, enum xqp_lookup_mode mode);
+int xqp_uobj_relock(struct xqp_uobj *uobj, enum xqp_lookup_mode mode);
+void xqp_uobj_unref(struct xqp_uobj *uobj);
 struct xqp_uobj *xqp_uobj_get_destroy(struct xqp_ufile *ufile,
 				      enum xqp_uobj_type type, u32 id);
 int xqp_uobj_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why);

@@ -102,7 +102,7 @@ int soft_req_notify_cq(void *drv, void *drv_cq, int flags)
 		return -XQP_EINVAL;
 	irq = xqp_spin_lock_irqsave(&cq->lock);
 	if (flags & XQP_CQ_ARM_POLL_WAKE)
-		cq->poll_wake = !cq->count;	/* req_notify's arming as it was */
+		cq->poll_wake = !cq->count;	/* none if entries wait; req_notify's as it was */
 	else if ((flags & XQP_CQ_SOLICITED_MASK) == XQP_CQ_NEXT_COMP)
 		cq->armed = XQP_CQ_NEXT_COMP;
 	else if (cq->armed != XQP_CQ_NEXT_COMP)
