@@ -18,7 +18,7 @@ XQP_HOST_PLATFORM_HDRS := $(call xqp_rel,platform/host/*.h platform/host/include
 XQP_UVERBS_SRCS := $(call xqp_rel,uverbs/*.c)
 # The soft device: what builds on both platforms, then the module's own.
 XQP_SOFT_SRCS := $(addprefix drivers/soft/,soft.c pool.c inject.c verbs.c srq.c qp.c events.c \
-	fabric.c link.c mr.c mw.c cq.c wq.c exec.c opcode.c pkt.c icrc.c \
+	fabric.c link.c mr.c mw.c mcast.c cq.c wq.c exec.c opcode.c pkt.c icrc.c \
 	wire_send.c wire_ack.c wire_resp.c wire_recv.c)
 XQP_SOFT_HDRS := $(call xqp_rel,drivers/soft/*.h drivers/rules/*.h)
 XQP_SOFT_MODULE_SRCS := $(addprefix drivers/soft/,soft_exports.c soft_main.c selftest.c net.c)

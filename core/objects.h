@@ -212,6 +212,7 @@ struct RealQp : Allocated, Pinned {
 	OwnedEventBox events;
 	void *uobj;
 	const char *caller;	/* the kernel module that created it, or null */
+	Atomic<u32> mcast;	/* multicast attachments (UD): destroy is -EBUSY */
 	SpinLock<QpShared> shared{XQP_LOCK_QP};
 	ListNode dev_node;	/* non-XRC_TGT: on the device's list; a stray: on strays */
 	u32 res_id;		/* non-XRC_TGT: from track() */

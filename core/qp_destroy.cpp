@@ -134,6 +134,8 @@ static int destroy_real(RealQp *qp)
 		qp->free_after_grace();
 		return 0;
 	}
+	if (qp->drv && qp->mcast.load())
+		return -XQP_EBUSY;	/* attached (a removed device detached it) */
 	int ret = driver_destroy(qp);
 	if (ret)
 		return ret;
@@ -151,7 +153,8 @@ static int destroy_real(RealQp *qp)
  * Whoever created the QP, this returns 0 when the share is gone. If the
  * driver fails that last destroy, its error is returned and nothing changes.
  *
- * On a real QP: -EBUSY while it has shares; else destroyed.
+ * On a real QP: -EBUSY while it has shares or multicast attachments; else
+ * destroyed.
  *
  * Return: 0, -EBUSY, or the driver's error (then the object is intact).
  */

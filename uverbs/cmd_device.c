@@ -118,7 +118,10 @@ int xqp_cmd_query_device(struct xqp_cmd *cmd)
 	resp.max_res_rd_atom = attr.max_res_rd_atom;
 	resp.atomic_cap = attr.atomic_cap;
 	resp.local_ca_ack_delay = attr.local_ca_ack_delay;
-	/* no multicast, EE contexts or raw QPs: 0 */
+	resp.max_mcast_grp = attr.max_mcast_grp;
+	resp.max_mcast_qp_attach = attr.max_mcast_qp_attach;
+	resp.max_total_mcast_qp_attach = attr.max_total_mcast_qp_attach;
+	/* no EE contexts or raw QPs: 0 */
 	return xqp_cmd_response(cmd, &resp, sizeof(resp));
 }
 

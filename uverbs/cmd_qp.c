@@ -84,6 +84,7 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd)
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	uqp = container_of(uobj, struct xqp_uqp, uevent.uobj);
+	xqp_uqp_mcast_init(uqp);
 	uobj->user_handle = req.user_handle;
 
 	if (req.qp_type == XQP_QPT_XRC_TGT) {
@@ -197,6 +198,7 @@ int xqp_cmd_open_qp(struct xqp_cmd *cmd)
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	uqp = container_of(uobj, struct xqp_uqp, uevent.uobj);
+	xqp_uqp_mcast_init(uqp);
 
 	xrcd_uobj = xqp_uobj_get(cmd->ufile, XQP_UOBJ_XRCD, req.pd_handle,
 				 XQP_LOOKUP_READ);
@@ -480,8 +482,11 @@ out:
 static int uqp_destroy_hw(struct xqp_uobj *uobj, enum xqp_remove_reason why)
 {
 	struct xqp_uqp *uqp = container_of(uobj, struct xqp_uqp, uevent.uobj);
-	int ret = xqp_destroy_qp(uobj->object);
+	int ret = xqp_uqp_mcast_release(uqp, why);
 
+	if (ret)
+		return ret;
+	ret = xqp_destroy_qp(uobj->object);
 	if (!ret)
 		xqp_uevent_destroyed(&uqp->uevent, uqp->uxrcd);
 	return ret;

@@ -103,6 +103,8 @@ static const struct xqp_write_method xqp_write_methods[XQP_UVERBS_NUM_WRITE] = {
 	[IB_USER_VERBS_CMD_MODIFY_QP] = W_I(xqp_cmd_modify_qp, ib_uverbs_modify_qp),
 	[IB_USER_VERBS_CMD_DESTROY_QP] = W_DESTROY_O(ib_uverbs_destroy_qp, qp_handle,
 		xqp_uobj_qp, ib_uverbs_destroy_qp_resp),
+	[IB_USER_VERBS_CMD_ATTACH_MCAST] = W_I(xqp_cmd_attach_mcast, ib_uverbs_attach_mcast),
+	[IB_USER_VERBS_CMD_DETACH_MCAST] = W_I(xqp_cmd_detach_mcast, ib_uverbs_detach_mcast),
 	[IB_USER_VERBS_CMD_POST_SEND] = W_IO(xqp_cmd_post_send,
 		ib_uverbs_post_send, ib_uverbs_post_send_resp, 0),
 	[IB_USER_VERBS_CMD_POST_RECV] = W_IO(xqp_cmd_post_recv,

@@ -185,7 +185,13 @@ struct xqp_uqp {
 	struct xqp_uevent_obj uevent;
 	struct xqp_uxrcd *uxrcd;	/* XRC_TGT created or opened */
 	u32 max_inline_data;		/* granted at CREATE_QP; 0 if opened */
+	struct mutex mcast_lock;	/* mcast_list */
+	struct list_head mcast_list;	/* multicast attachments (cmd_mcast.c) */
 };
+
+/* cmd_mcast.c */
+void xqp_uqp_mcast_init(struct xqp_uqp *uqp);
+int xqp_uqp_mcast_release(struct xqp_uqp *uqp, enum xqp_remove_reason why);
 
 /*
  * A completion channel (CREATE_COMP_CHANNEL): an fd whose read() gives one
@@ -306,6 +312,8 @@ int xqp_cmd_create_qp(struct xqp_cmd *cmd);
 int xqp_cmd_open_qp(struct xqp_cmd *cmd);
 int xqp_cmd_query_qp(struct xqp_cmd *cmd);
 int xqp_cmd_modify_qp(struct xqp_cmd *cmd);
+int xqp_cmd_attach_mcast(struct xqp_cmd *cmd);
+int xqp_cmd_detach_mcast(struct xqp_cmd *cmd);
 int xqp_cmd_open_xrcd(struct xqp_cmd *cmd);
 int xqp_cmd_create_srq(struct xqp_cmd *cmd);
 int xqp_cmd_create_xsrq(struct xqp_cmd *cmd);

@@ -67,6 +67,10 @@ struct xqp_rules_limits {
 	xqp_u32 max_mr;
 	xqp_u32 max_ah;			/* the core enforces it */
 	xqp_u32 max_mw;			/* the soft device's (the reference has none) */
+	/* UD multicast, the soft device's (the reference has none): */
+	xqp_u32 max_mcast_grp;		/* groups with a QP attached */
+	xqp_u32 max_mcast_qp_attach;	/* QPs a group, at most XQP_RULES_MAX_MCAST_QP_ATTACH */
+	xqp_u32 max_total_mcast_qp_attach;	/* attachments, all groups together */
 };
 
 /*
@@ -75,11 +79,15 @@ struct xqp_rules_limits {
  */
 #define XQP_RULES_MAX_SGE	32
 
+/* The most QPs one multicast group may have on any device (rxe's 56). */
+#define XQP_RULES_MAX_MCAST_QP_ATTACH	56
+
 /*
  * The defaults, rxe's where rxe has one: 2^24 - 2 QPs, 16384 WRs per queue,
  * 32 SGEs, 256 bytes inline, 65536 CQEs, 27 SRQ SGEs, 128 RDMA reads and
  * atomics in flight, 64 P_Keys, 2^20 PDs, CQs, XRCDs, SRQs, MRs, AHs and
- * memory windows (MRs and windows share the 24-bit key index).
+ * memory windows (MRs and windows share the 24-bit key index); rxe's
+ * multicast: 8192 groups of 56 QPs, 0x70000 attachments.
  */
 #define XQP_RULES_DEFAULT_LIMITS {			\
 	.max_qp			= XQP_RULES_MAX_QP,	\
@@ -99,6 +107,9 @@ struct xqp_rules_limits {
 	.max_mr			= 1U << 20,		\
 	.max_ah			= 1U << 20,		\
 	.max_mw			= 1U << 20,		\
+	.max_mcast_grp		= 8192,			\
+	.max_mcast_qp_attach	= XQP_RULES_MAX_MCAST_QP_ATTACH, \
+	.max_total_mcast_qp_attach = 0x70000,		\
 }
 
 /* Can a device be built with @lim? (numbers are 24 bits; cqe is an int) */
@@ -109,7 +120,8 @@ static inline int xqp_rules_limits_ok(const struct xqp_rules_limits *lim)
 	       lim->max_srq <= XQP_RULES_NUM_MASK &&
 	       lim->max_mr <= XQP_RULES_NUM_MASK && lim->max_mw <= XQP_RULES_NUM_MASK &&
 	       lim->max_mr + lim->max_mw <= XQP_RULES_NUM_MASK &&
-	       lim->max_cqe <= 0x7fffffffU;
+	       lim->max_cqe <= 0x7fffffffU &&
+	       lim->max_mcast_qp_attach <= XQP_RULES_MAX_MCAST_QP_ATTACH;
 }
 
 /*

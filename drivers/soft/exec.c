@@ -641,14 +641,76 @@ static void soft_respond_in_sequence(struct soft_xfer *x)
 	}
 }
 
+/* A UD message at a responder whose attributes are in x->ra: its Q_Key decides. */
+static void soft_ud_respond(struct soft_xfer *x)
+{
+	unsigned long flags;
+	xqp_u32 qkey;
+
+	flags = xqp_spin_lock_irqsave(&x->qp->lock);
+	qkey = x->qp->attr.qkey;
+	xqp_spin_unlock_irqrestore(&x->qp->lock, flags);
+	if (!(x->w->ud_qkey & SOFT_QKEY_PRIV))
+		qkey = x->w->ud_qkey;
+	if (qkey != x->ra.qkey)
+		soft_fail(x, XQP_WC_SUCCESS);	/* dropped by the responder */
+	else
+		soft_respond(x);
+}
+
+/*
+ * A UD message to a multicast group (mcast.c): on the wire when the device
+ * is linked, and to each QP attached to the group on the devices it
+ * reaches in the kernel, each taking it as a UD responder does. A UD send
+ * completes once sent, whoever took it.
+ */
+static void soft_execute_mcast(struct soft_xfer *x)
+{
+	struct soft_qp *qp = x->qp, *qps[XQP_RULES_MAX_MCAST_QP_ATTACH];
+	struct xqp_soft *soft;
+	xqp_u32 n, j;
+	int i, st;
+
+	if (qp->obj.soft->link && qp->obj.soft->link->sock) {
+		st = soft_wire_send_ud(qp, x->w);
+		if (st != XQP_WC_SUCCESS) {
+			soft_fail(x, st);
+			return;
+		}
+	}
+	st = soft_local(qp, x->w, &x->nl);
+	if (st != XQP_WC_SUCCESS) {
+		soft_fail(x, st);
+		return;
+	}
+	for (i = 0; i < SOFT_MAX_NODES; i++) {
+		xqp_rcu_read_lock();
+		soft = soft_fabric_node(i);
+		n = soft && soft_fabric_mcast_peer(qp->obj.soft, soft) ?
+		    soft_mcast_qps(soft, x->av->dgid, qps) : 0;
+		xqp_rcu_read_unlock();
+		for (j = 0; j < n; j++) {	/* a QP reference holds its device */
+			x->dst = qps[j];
+			if (soft_can_receive(x->dst)) {
+				soft_resp_attr(x->dst, &x->ra);
+				soft_ud_respond(x);
+			}
+			soft_refs_put(&qps[j]->refs);
+		}
+	}
+	x->dst = NULL;
+	soft_segs_put(qp->lseg, x->nl);
+	soft_fail(x, XQP_WC_SUCCESS);
+}
+
 /* Executes @w (a copy of the SQ's head) and says what became of it. */
 static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 			 struct soft_result *res)
 {
 	struct soft_xfer x = { .qp = qp, .w = w, .res = res };
 	struct xqp_ah_attr av;
-	xqp_u32 dqpn, qkey;
 	unsigned long flags;
+	xqp_u32 dqpn;
 	int st, rd_credit;
 
 	res->byte_len = w->length;
@@ -679,6 +741,10 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 	}
 	res->npsn = x.npsn ? x.npsn : 1;
 	x.av = &av;
+	if (soft_is_ud(qp->type) && soft_mcast_dest(&av, dqpn)) {
+		soft_execute_mcast(&x);
+		return;
+	}
 	if (soft_is_ud(qp->type) && soft_wire_ud_remote(qp, &av)) {
 		soft_fail(&x, soft_wire_send_ud(qp, w));
 		return;
@@ -708,15 +774,7 @@ static void soft_execute(struct soft_qp *qp, struct soft_swqe *w,
 		goto out;
 	}
 	if (soft_is_ud(qp->type)) {
-		flags = xqp_spin_lock_irqsave(&qp->lock);
-		qkey = qp->attr.qkey;
-		xqp_spin_unlock_irqrestore(&qp->lock, flags);
-		if (!(w->ud_qkey & SOFT_QKEY_PRIV))
-			qkey = w->ud_qkey;
-		if (qkey != x.ra.qkey)
-			soft_fail(&x, XQP_WC_SUCCESS);	/* dropped by the responder */
-		else
-			soft_respond(&x);
+		soft_ud_respond(&x);
 		goto out;
 	}
 	soft_respond_in_sequence(&x);

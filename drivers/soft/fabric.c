@@ -285,3 +285,30 @@ struct soft_qp *soft_fabric_find_qp(const struct xqp_ah_attr *av, xqp_u32 qp_num
 	xqp_rcu_read_unlock();
 	return qp;
 }
+
+/**
+ * soft_fabric_node - the device in slot @i of the subnet.
+ * @i: 0 .. SOFT_MAX_NODES - 1.
+ *
+ * Context: RCU read lock held (the device stays while it is).
+ * Return: the device, or NULL.
+ */
+struct xqp_soft *soft_fabric_node(int i)
+{
+	return __atomic_load_n(&soft_nodes[i], __ATOMIC_ACQUIRE);
+}
+
+/**
+ * soft_fabric_mcast_peer - whether a multicast sent by @from reaches @to
+ * inside this kernel: unlinked devices reach each other (one IB subnet), a
+ * linked one the linked devices of its namespace (as its unicast does);
+ * the rest is the wire's.
+ * @from: the sending device.
+ * @to: a device of the subnet, @from included.
+ */
+int soft_fabric_mcast_peer(const struct xqp_soft *from, const struct xqp_soft *to)
+{
+	if (!from->link)
+		return !to->link;
+	return to->link && to->link->net == from->link->net;
+}

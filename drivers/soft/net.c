@@ -22,6 +22,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
+#include <net/addrconf.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <net/net_namespace.h>
@@ -53,7 +54,8 @@ static int soft_net_rcv(struct sock *sk, struct sk_buff *skb)
 	int ipv6;
 	u32 len;
 
-	if (skb_linearize(skb))
+	/* our own multicast, looped back: the fabric delivered it (mcast.c) */
+	if (skb->pkt_type == PACKET_LOOPBACK || skb_linearize(skb))
 		goto drop;
 	rcu_read_lock();
 	soft = soft_fabric_by_netdev(skb->dev);
@@ -313,6 +315,19 @@ int soft_net_xmit(struct xqp_soft *soft, void *pkt, const struct soft_route *rt)
 	if (ipv6_addr_v4mapped((const struct in6_addr *)rt->dgid))
 		return soft_net_xmit4(net, ndev, pkt, rt);
 	return soft_net_xmit6(net, ndev, pkt, s->sock6, rt);
+}
+
+int soft_net_mcast(struct xqp_soft *soft, const xqp_u8 mgid[16], int add)
+{
+	struct net_device *ndev = soft->link->netdev;
+	const struct in6_addr *a = (const struct in6_addr *)mgid;
+	u8 mac[ETH_ALEN];
+
+	if (ipv6_addr_v4mapped(a))
+		ip_eth_mc_map(a->s6_addr32[3], mac);
+	else
+		ipv6_eth_mc_map(a, mac);
+	return add ? dev_mc_add(ndev, mac) : dev_mc_del(ndev, mac);
 }
 
 /* A namespace goes: its sockets close now; its devices go with their netdevs. */

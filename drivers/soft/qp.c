@@ -177,8 +177,12 @@ int soft_destroy_qp(void *drv, void *drv_qp)
 	err = soft_enter_obj(soft, XQP_SOFT_OP_DESTROY_QP, qp);
 	if (err)
 		return err;
-	/* Unreachable by number; then wait out events already on their way. */
+	/*
+	 * Unreachable by number and by multicast group; then wait out events
+	 * and deliveries already on their way.
+	 */
 	soft_numtab_delete(soft, &soft->qpns, &soft->counts.qp, qp->qp_num);
+	soft_mcast_qp_gone(qp);
 	soft_refs_drain(&qp->refs);
 	soft_wire_qp_stop(qp);
 	soft_sq_stop(qp);

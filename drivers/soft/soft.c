@@ -69,6 +69,9 @@ static int soft_query_device(void *drv, struct xqp_device_attr *attr)
 		/* CPU atomics on the target's memory (mr.c), rxe's value */
 		.atomic_cap		= XQP_ATOMIC_HCA,
 		.local_ca_ack_delay	= SOFT_CA_ACK_DELAY,
+		.max_mcast_grp		= lim->max_mcast_grp,
+		.max_mcast_qp_attach	= lim->max_mcast_qp_attach,
+		.max_total_mcast_qp_attach = lim->max_total_mcast_qp_attach,
 	};
 	return 0;
 }
@@ -148,6 +151,8 @@ static const struct xqp_device_ops soft_ops = {
 	.dereg_mr	= soft_dereg_mr,
 	.alloc_mw	= soft_alloc_mw,
 	.dealloc_mw	= soft_dealloc_mw,
+	.attach_mcast	= soft_attach_mcast,
+	.detach_mcast	= soft_detach_mcast,
 	.post_send	= soft_post_send,
 	.post_recv	= soft_post_recv,
 	.post_srq_recv	= soft_post_srq_recv,
@@ -221,6 +226,7 @@ struct xqp_soft *soft_create(const char *name, const struct xqp_soft_limits *lim
 	soft->node_guid = SOFT_GUID_BASE | (instance & 0xffffffffULL);
 	soft->link = link;
 	xqp_spin_init(&soft->lock, XQP_LOCK_SOFT);
+	xqp_mutex_init(&soft->mcast_mutex, XQP_LOCK_SOFT_MCAST);
 
 	err = soft_numtab_init(&soft->qpns, XQP_SOFT_QPN_RESERVED);
 	if (err)
@@ -260,6 +266,7 @@ err_free_srqns:
 err_free_qpns:
 	soft_numtab_free(&soft->qpns);
 err_free_soft:
+	xqp_mutex_destroy(&soft->mcast_mutex);
 	xqp_free(soft);
 	return xqp_err_ptr(err);
 }
@@ -313,12 +320,14 @@ void xqp_soft_destroy(struct xqp_soft *soft)
 		soft_net_detach(soft);
 
 	c = &soft->counts;
-	if (XQP_WARN_ON(c->pd || c->cq || c->xrcd || c->srq || c->qp || c->mr))
-		xqp_log("xqp_soft: leaking %u PDs, %u CQs, %u XRCDs, %u SRQs, %u QPs, %u MRs\n",
-			c->pd, c->cq, c->xrcd, c->srq, c->qp, c->mr);
+	if (XQP_WARN_ON(c->pd || c->cq || c->xrcd || c->srq || c->qp || c->mr ||
+			c->mcast_grp))
+		xqp_log("xqp_soft: leaking %u PDs, %u CQs, %u XRCDs, %u SRQs, %u QPs, %u MRs, %u multicast groups\n",
+			c->pd, c->cq, c->xrcd, c->srq, c->qp, c->mr, c->mcast_grp);
 	soft_numtab_free(&soft->mrns);
 	soft_numtab_free(&soft->srqns);
 	soft_numtab_free(&soft->qpns);
+	xqp_mutex_destroy(&soft->mcast_mutex);
 	xqp_free(soft->link);
 	xqp_free(soft);
 }

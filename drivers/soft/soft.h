@@ -44,6 +44,8 @@ struct xqp_soft_counts {
 	xqp_u32 qp;
 	xqp_u32 mr;
 	xqp_u32 mw;
+	xqp_u32 mcast_grp;		/* multicast groups with a QP attached */
+	xqp_u32 mcast_attach;		/* attachments, all groups together */
 };
 
 /*
@@ -84,7 +86,9 @@ struct xqp_soft_counts {
 	X(QUERY_PKEY, query_pkey) \
 	X(MODIFY_GID, modify_gid) \
 	X(ALLOC_MW, alloc_mw) \
-	X(DEALLOC_MW, dealloc_mw)
+	X(DEALLOC_MW, dealloc_mw) \
+	X(ATTACH_MCAST, attach_mcast) \
+	X(DETACH_MCAST, detach_mcast)
 
 enum xqp_soft_op {
 #define XQP_SOFT_OP_ENUM(NAME, name) XQP_SOFT_OP_##NAME,

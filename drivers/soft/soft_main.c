@@ -140,8 +140,8 @@ static int soft_counts_show(struct seq_file *m, void *unused)
 	struct xqp_soft_counts c;
 
 	xqp_soft_counts(m->private, &c);
-	seq_printf(m, "pd %u\ncq %u\nxrcd %u\nsrq %u\nqp %u\nmr %u\nmw %u\n",
-		   c.pd, c.cq, c.xrcd, c.srq, c.qp, c.mr, c.mw);
+	seq_printf(m, "pd %u\ncq %u\nxrcd %u\nsrq %u\nqp %u\nmr %u\nmw %u\nmcast_grp %u\nmcast_attach %u\n",
+		   c.pd, c.cq, c.xrcd, c.srq, c.qp, c.mr, c.mw, c.mcast_grp, c.mcast_attach);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(soft_counts);

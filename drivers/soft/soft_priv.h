@@ -34,6 +34,7 @@
 #define SOFT_QKEY_PRIV		0x80000000U	/* UD: use the QP's own Q_Key */
 #define SOFT_MAX_NODES		64		/* devices on the subnet */
 #define SOFT_ROCE_GID_TBL_LEN	XQP_RULES_ROCE_GID_TBL_LEN	/* a linked device's */
+#define SOFT_MCAST_BUCKETS	64		/* a device's multicast group chains */
 
 /* The GSI QP's number (IBA 3.5.6.2: QP1 of each port; one port here). */
 #define SOFT_GSI_QPN		1U
@@ -106,7 +107,7 @@ struct xqp_soft {
 	xqp_u64 node_guid;		/* also the port GUID and GID 0's low half */
 	xqp_u16 lid;			/* 0 while off the subnet */
 
-	struct xqp_spinlock lock;	/* counts, qpns, srqns, mrns, cqs */
+	struct xqp_spinlock lock;	/* counts, qpns, srqns, mrns, cqs, mgrps */
 	struct xqp_soft_counts counts;
 	struct soft_numtab qpns;
 	struct soft_numtab srqns;
@@ -114,6 +115,8 @@ struct xqp_soft {
 	xqp_u32 key_gen;		/* low byte of the next MR key */
 	xqp_u32 mw_serial;		/* the next window's (atomic) */
 	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
+	struct soft_mgrp *mgrps[SOFT_MCAST_BUCKETS];	/* multicast groups (mcast.c) */
+	struct xqp_mutex mcast_mutex;	/* attach and detach: the link's MAC list too */
 
 	struct xqp_soft_wire_counts wire;	/* atomics (wire_*.c) */
 
@@ -340,6 +343,7 @@ struct soft_qp {
 	struct xqp_spinlock lock;	/* attr */
 	struct xqp_qp_attr attr;
 	int state;			/* attr.qp_state, readable without lock */
+	xqp_u32 mcast_groups;		/* groups it is attached to: soft->lock */
 
 	/* The send queue and its runner (exec.c). */
 	struct soft_ring sq;		/* struct soft_swqe, sq.lock also: */
@@ -434,6 +438,23 @@ void soft_fabric_gid(const struct xqp_soft *soft, xqp_u8 gid[16]);
 int soft_query_gid(void *drv, xqp_u32 port, int index, xqp_u8 gid[16]);
 int soft_query_gid_entry(void *drv, xqp_u32 port, int index, struct xqp_gid_entry *entry);
 int soft_query_pkey(void *drv, xqp_u32 port, xqp_u16 index, xqp_u16 *pkey);
+
+/* ---- mcast.c ---- */
+int soft_attach_mcast(void *drv, void *drv_qp, const xqp_u8 gid[16], xqp_u16 lid);
+int soft_detach_mcast(void *drv, void *drv_qp, const xqp_u8 gid[16], xqp_u16 lid);
+/* Destroy, before the QP's references drain: out of every group. */
+void soft_mcast_qp_gone(struct soft_qp *qp);
+/* Whether a UD send to @av and QP @dqpn goes to a multicast group. */
+int soft_mcast_dest(const struct xqp_ah_attr *av, xqp_u32 dqpn);
+/*
+ * The QPs of @soft attached to @mgid, referenced, into @qps (room for
+ * XQP_RULES_MAX_MCAST_QP_ATTACH): how many. Any context.
+ */
+xqp_u32 soft_mcast_qps(struct xqp_soft *soft, const xqp_u8 mgid[16], struct soft_qp **qps);
+/* The fabric's devices a multicast from @from reaches without the wire (fabric.c). */
+int soft_fabric_mcast_peer(const struct xqp_soft *from, const struct xqp_soft *to);
+/* Device @i of the fabric (0 .. SOFT_MAX_NODES - 1), or NULL. RCU read lock held. */
+struct xqp_soft *soft_fabric_node(int i);
 
 /* ---- mr.c ---- */
 #define SOFT_KEY_SHIFT		8	/* a key: its index in soft->mrns, a key byte */
@@ -593,6 +614,8 @@ void *soft_net_alloc(struct xqp_soft *soft, xqp_u32 len, xqp_u8 **data);
 /* Adds the UDP and IP headers and the ICRC, sends, frees: 0 or -errno. No lock held. */
 int soft_net_xmit(struct xqp_soft *soft, void *pkt, const struct soft_route *rt);
 void soft_net_free(void *pkt);
+/* The link's netdev takes (@add) or stops taking frames to @mgid's MAC: 0 or -errno. */
+int soft_net_mcast(struct xqp_soft *soft, const xqp_u8 mgid[16], int add);
 
 /* ---- wire_recv.c, wire_send.c, wire_resp.c, wire_ack.c ---- */
 #define SOFT_WIRE_COUNT(soft, f) __atomic_add_fetch(&(soft)->wire.f, 1, __ATOMIC_RELAXED)

@@ -48,6 +48,30 @@ static int soft_rx_icrc_ok(const xqp_u8 *ip, int ipv6, const xqp_u8 *bth, xqp_u3
 	return soft_icrc_value(crc) == want;
 }
 
+/*
+ * A UD request to QP 0xffffff (rxe_rcv_mcast_pkt()): to every QP of @soft
+ * attached to the destination GID's group; each takes it as a UD responder
+ * does (its state, its Q_Key, a receive WQE) or drops it. No group: dropped
+ * and counted with the unknown QPs.
+ */
+static void soft_wire_rx_mcast(struct xqp_soft *soft, struct soft_rx *rx)
+{
+	struct soft_qp *qps[XQP_RULES_MAX_MCAST_QP_ATTACH];
+	xqp_u32 i, n = 0;
+
+	if (SOFT_OP_TRANSPORT(rx->pkt.opcode) == SOFT_OP_UD && (rx->pkt.mask & SOFT_OPF_REQUEST) &&
+	    xqp_gid_is_multicast(rx->dgid))
+		n = soft_mcast_qps(soft, rx->dgid, qps);
+	if (!n) {
+		SOFT_WIRE_COUNT(soft, rx_unknown_qp);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		soft_wire_respond(qps[i], rx);
+		soft_refs_put(&qps[i]->refs);
+	}
+}
+
 void soft_wire_rx(struct xqp_soft *soft, const xqp_u8 *ip, int ipv6,
 		  const xqp_u8 *bth, xqp_u32 len)
 {
@@ -81,6 +105,10 @@ void soft_wire_rx(struct xqp_soft *soft, const xqp_u8 *ip, int ipv6,
 	rx.ipv6 = ipv6;
 	soft_ip_gid(ip, ipv6, 0, rx.sgid);
 	soft_ip_gid(ip, ipv6, 1, rx.dgid);
+	if (rx.pkt.dqpn == XQP_MULTICAST_QPN) {
+		soft_wire_rx_mcast(soft, &rx);
+		return;
+	}
 	if (!soft_link_has_gid(soft, rx.dgid)) {
 		SOFT_WIRE_COUNT(soft, rx_bad_addr);
 		return;

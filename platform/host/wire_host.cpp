@@ -45,6 +45,7 @@ struct Wire {
 	std::thread t;
 	bool started = false;
 	std::atomic<uint64_t> sent{0}, delivered{0};
+	std::atomic<int> mc_macs{0};	/* soft_net_mcast(): MACs taken, net */
 };
 
 Wire &wire()
@@ -90,15 +91,21 @@ void deliver(Wire &w, Packet &p)
 		std::memcpy(dgid + 12, ip + 16, 4);
 	}
 	xqp_rcu_read_lock();
-	xqp_soft *dst;
+	std::vector<xqp_soft *> dst;
 	{
 		std::lock_guard<std::mutex> l(w.m);
-		dst = find(w, dgid, p.from_net);
+		if (xqp_gid_is_multicast(dgid)) {	/* every other namespace's device */
+			for (xqp_soft *s : w.linked)
+				if (s && s->link->net != p.from_net)
+					dst.push_back(s);
+		} else if (xqp_soft *s = find(w, dgid, p.from_net)) {
+			dst.push_back(s);
+		}
 	}
 	/* a device leaves the fabric (an RCU grace period) before it detaches */
-	if (dst) {
+	for (xqp_soft *d : dst) {
 		unsigned long flags = xqp_irq_save();	/* softirq: nothing sleeps */
-		soft_wire_rx(dst, ip, p.ipv6, ip + iplen + SOFT_UDP_BYTES,
+		soft_wire_rx(d, ip, p.ipv6, ip + iplen + SOFT_UDP_BYTES,
 			     static_cast<uint32_t>(p.bytes.size()) - iplen - SOFT_UDP_BYTES);
 		xqp_irq_restore(flags);
 		w.delivered++;
@@ -232,6 +239,11 @@ uint64_t xqp_host_wire_delivered()
 	return wire().delivered.load();
 }
 
+int xqp_host_wire_mcast_macs()
+{
+	return wire().mc_macs.load();
+}
+
 void xqp_host_wire_idle()
 {
 	Wire &w = wire();
@@ -293,6 +305,12 @@ void *soft_net_alloc(struct xqp_soft *, xqp_u32 len, xqp_u8 **data)
 	p->body.assign(len, 0);
 	*data = p->body.data();
 	return p;
+}
+
+int soft_net_mcast(struct xqp_soft *, const xqp_u8 *, int add)
+{
+	wire().mc_macs += add ? 1 : -1;
+	return 0;
 }
 
 void soft_net_free(void *pkt)

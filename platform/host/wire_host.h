@@ -22,6 +22,8 @@ void xqp_host_wire_drop_one(uint8_t opcode, unsigned skip);
 /* Packets handed to the wire, and delivered, since the start. */
 uint64_t xqp_host_wire_sent();
 uint64_t xqp_host_wire_delivered();
+/* Multicast MACs the linked devices' netdevs take (added less removed). */
+int xqp_host_wire_mcast_macs();
 /* Sends raw UDP payload bytes to the device on @netdev (tests' bad packets). */
 void xqp_host_wire_inject(const net_device *netdev, const uint8_t sgid[16], const uint8_t dgid[16],
 			  const uint8_t *bth, uint32_t len);

@@ -63,6 +63,9 @@ EXPORT_SYMBOL_GPL(xqp_mr_lkey);
 EXPORT_SYMBOL_GPL(xqp_mr_rkey);
 EXPORT_SYMBOL_GPL(xqp_alloc_mw);	/* core/mw.cpp */
 EXPORT_SYMBOL_GPL(xqp_dealloc_mw);
+EXPORT_SYMBOL_GPL(xqp_attach_mcast);
+EXPORT_SYMBOL_GPL(xqp_detach_mcast);
+EXPORT_SYMBOL_GPL(xqp_gid_is_multicast);
 EXPORT_SYMBOL_GPL(xqp_mw_rkey);
 EXPORT_SYMBOL_GPL(xqp_mw_get_type);
 EXPORT_SYMBOL_GPL(xqp_mw_drv);

@@ -52,6 +52,7 @@ static const char *const xqp_lock_names[XQP_LOCK_CLASSES] = {
 	[XQP_LOCK_SOFT_WQ] = "xqp_soft_wq",
 	[XQP_LOCK_SOFT_CQ] = "xqp_soft_cq",
 	[XQP_LOCK_SOFT_RESP] = "xqp_soft_resp",
+	[XQP_LOCK_SOFT_MCAST] = "xqp_soft_mcast",
 };
 
 /*

@@ -133,10 +133,13 @@ static void case_query(void)
 		      r.max_mr == 1u << 20 && r.max_ah == 1u << 20 && r.max_sge_rd == r.max_sge &&
 		      r.max_res_rd_atom == res_rd_atom(&r) && r.local_ca_ack_delay == 15 &&
 		      r.max_mw == 1u << 20 && (r.device_cap_flags & (1u << 17)) &&
-		      (r.device_cap_flags & (1u << 24)) && r.max_mcast_grp == 0 && r.max_fmr == 0,
-		      "QUERY_DEVICE: atomic_cap %u max_mr %u max_ah %u max_sge_rd %u res_rd_atom %u ack_delay %u max_mw %u cap_flags %#llx",
+		      (r.device_cap_flags & (1u << 24)) && r.max_mcast_grp == 8192 &&
+		      r.max_mcast_qp_attach == 56 && r.max_total_mcast_qp_attach == 0x70000 &&
+		      r.max_fmr == 0,
+		      "QUERY_DEVICE: atomic_cap %u max_mr %u max_ah %u max_sge_rd %u res_rd_atom %u ack_delay %u max_mw %u cap_flags %#llx mcast %u/%u/%u",
 		      r.atomic_cap, r.max_mr, r.max_ah, r.max_sge_rd, r.max_res_rd_atom,
-		      r.local_ca_ack_delay, r.max_mw, (unsigned long long)r.device_cap_flags);
+		      r.local_ca_ack_delay, r.max_mw, (unsigned long long)r.device_cap_flags,
+		      r.max_mcast_grp, r.max_mcast_qp_attach, r.max_total_mcast_qp_attach);
 	}
 	EXPECT("port0", xqpv_query_port(ctx, 0, &pa), EINVAL);
 	EXPECT("port2", xqpv_query_port(ctx, 2, &pa), EINVAL);

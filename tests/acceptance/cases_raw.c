@@ -3,7 +3,8 @@
  * The data path with raw write()s only: <rdma/ib_user_verbs.h> and
  * uapi/xqp_uverbs.h, no libxqpverbs call (the harness's raw_cmd() is a
  * write() of header + body). Two devices, an RC pair: REG_MR, POST_RECV,
- * POST_SEND (Linux's own wqe_size and xqp's longer one), POLL_CQ. xqp only.
+ * POST_SEND (Linux's own wqe_size and xqp's longer one), POLL_CQ; the
+ * multicast commands. xqp only.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -280,7 +281,88 @@ static void case_raw(void)
 	rside_close(&b);
 }
 
+/* The soft devices' multicast count @kind (debugfs), all devices together; -1 if unread. */
+static long mcast_count(const char *kind)
+{
+	long total = -1;
+
+	for (int d = 0; d < 8; d++) {
+		char path[80], k[32];
+		unsigned long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/xqp_soft/xqp_soft%d/counts", d);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (total < 0)
+			total = 0;
+		while (fscanf(f, "%31s %lu", k, &v) == 2)
+			if (!strcmp(k, kind))
+				total += (long)v;
+		fclose(f);
+	}
+	return total;
+}
+
+static int mcast_cmd(int fd, uint32_t command, uint32_t qp, const uint8_t gid[16], uint16_t lid)
+{
+	struct ib_uverbs_attach_mcast m = { .qp_handle = qp, .mlid = lid };
+
+	memcpy(m.gid, gid, 16);
+	return raw_cmd(fd, command, &m, sizeof(m), -1, 0);
+}
+
+/*
+ * ATTACH_MCAST and DETACH_MCAST as uverbs_cmd.c answers them: a UD QP and a
+ * multicast GID (else EINVAL), a multicast LID on an InfiniBand port, the
+ * same pair again 0 and one attachment, DESTROY_QP of an attached QP EBUSY,
+ * a pair not attached EINVAL; closing the file detaches what it attached.
+ */
+static void case_mcast(void)
+{
+	struct ib_uverbs_create_qp_resp qr;
+	struct ib_uverbs_create_qp q = { .response = (uintptr_t)&qr, .user_handle = 3,
+					 .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
+					 .max_recv_sge = 1, .qp_type = 4 /* IB_QPT_UD */ };
+	const uint8_t g1[16] = { 0xff, 0x0e, [15] = 1 }, g2[16] = { 0xff, 0x0e, [15] = 2 };
+	const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 1, 1 };
+	const uint8_t uni[16] = { 0xfe, 0x80, [15] = 1 };
+	long attach0 = mcast_count("mcast_attach"), grp0 = mcast_count("mcast_grp");
+	const uint32_t A = IB_USER_VERBS_CMD_ATTACH_MCAST, D = IB_USER_VERBS_CMD_DETACH_MCAST;
+	struct rside a;
+	uint32_t ud;
+
+	EXPECT("open", rside_open(&a, g_dev), 0);
+	q.pd_handle = a.pd;
+	q.send_cq_handle = q.recv_cq_handle = a.cq;
+	EXPECT("create_ud", raw_cmd(a.fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
+				    sizeof(qr) / 4), 0);
+	ud = qr.qp_handle;
+	EXPECT_INT("counts_readable", attach0 >= 0 && grp0 >= 0, 1);
+	EXPECT("attach_rc", mcast_cmd(a.fd, A, a.qp, g1, 0xc001), EINVAL);
+	EXPECT("attach_unicast_gid", mcast_cmd(a.fd, A, ud, uni, 0xc001), EINVAL);
+	EXPECT("attach_unicast_lid", mcast_cmd(a.fd, A, ud, g1, 7), EINVAL);
+	EXPECT("attach_bad_handle", mcast_cmd(a.fd, A, 0x7777, g1, 0xc001), EINVAL);
+	EXPECT("attach_short", raw_cmd(a.fd, A, g1, 16, -1, 0), ENOSPC);
+	EXPECT("attach", mcast_cmd(a.fd, A, ud, g1, 0xc001), 0);
+	EXPECT("attach_again", mcast_cmd(a.fd, A, ud, g1, 0xc001), 0);
+	EXPECT_INT("one_attachment", mcast_count("mcast_attach") - attach0, 1);
+	EXPECT("attach_ipv4_group", mcast_cmd(a.fd, A, ud, v4, 0xc002), 0);
+	EXPECT("destroy_attached", destroy_qp_raw(a.fd, ud, NULL), EBUSY);
+	EXPECT("detach_not_attached", mcast_cmd(a.fd, D, ud, g2, 0xc001), EINVAL);
+	EXPECT("detach_other_lid", mcast_cmd(a.fd, D, ud, g1, 0xc003), EINVAL);
+	EXPECT("detach", mcast_cmd(a.fd, D, ud, g1, 0xc001), 0);
+	EXPECT("detach_again", mcast_cmd(a.fd, D, ud, g1, 0xc001), EINVAL);
+	EXPECT("attach_g2", mcast_cmd(a.fd, A, ud, g2, 0xc001), 0);
+	EXPECT_INT("groups", mcast_count("mcast_grp") - grp0, 2);
+	rside_close(&a);	/* the file's teardown detaches both */
+	EXPECT_INT("close_detaches", mcast_count("mcast_attach") - attach0, 0);
+	EXPECT_INT("close_frees_groups", mcast_count("mcast_grp") - grp0, 0);
+}
+
 const struct acc_case acc_cases_raw[] = {
 	{ "dp_raw_writes", case_raw, NULL, ACC_XQP_ONLY },
+	{ "mcast_attach_rules", case_mcast, NULL, ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
 };

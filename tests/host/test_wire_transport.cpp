@@ -689,3 +689,69 @@ TEST_F(WireTransport, PortCountersAreTheWireCounts)
 	EXPECT_EQ(xqp_port_stats(ldev(0), 1, few, nullptr, 3), n);	/* only 3 written */
 	EXPECT_STREQ(few[2], "tx_dropped");
 }
+
+/*
+ * UD multicast across the wire: a message to ::ffff:239.2.2.2 reaches the
+ * QPs attached on the other namespace's device (through the wire, once)
+ * and on the sender's own (inside the kernel), each with the IPv4 header
+ * rxe writes; each device's netdev takes the group's MAC while the group
+ * exists. A device with no such group drops the packet and counts it.
+ */
+TEST_F(WireTransport, MulticastReachesBothSidesOnce)
+{
+	xqp_u8 g[16];
+	gid4(g, 2);
+	g[12] = 239;
+	g[13] = g[14] = 2;
+	xqp_qp *s = qp(a_, XQP_QPT_UD), *ra = qp(a_, XQP_QPT_UD), *rb = qp(b_, XQP_QPT_UD);
+	ASSERT_TRUE(s && ra && rb);
+	for (xqp_qp *q : {s, ra, rb})
+		connect_qp(q, XQP_QPT_UD, 0, 0, true, 0, 7, 1, 0x01234567);
+	int macs = xqp_host_wire_mcast_macs();
+	ASSERT_EQ(xqp_attach_mcast(ra, g, 0), 0);	/* RoCE: the LID is not looked at */
+	ASSERT_EQ(xqp_attach_mcast(rb, g, 0), 0);
+	EXPECT_EQ(xqp_host_wire_mcast_macs(), macs + 2);
+	ASSERT_EQ(post_recv(ra, 1, a_.sge(0, 1024)), 0);
+	ASSERT_EQ(post_recv(rb, 2, b_.sge(0, 1024)), 0);
+	ASSERT_EQ(post_recv(rb, 3, b_.sge(1024, 1024)), 0);
+
+	xqp_ah_attr av = {};
+	av.is_global = 1;
+	av.port_num = 1;
+	av.hop_limit = 64;
+	std::memcpy(av.dgid, g, 16);
+	xqp_ah *ah = xqp_create_ah(a_.pd, &av);
+	ASSERT_FALSE(xqp_is_err(ah)) << xqp_ptr_err(ah);
+	fill(a_, 4096, 200, 3);
+	xqp_sge sg = a_.sge(4096, 200);
+	xqp_send_wr w = send_wr(&sg, ah, XQP_MULTICAST_QPN, 0x01234567);
+	ASSERT_EQ(post_send(s, w), 0);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+	for (auto [n, r] : {std::pair<Node *, xqp_qp *>{&a_, ra}, {&b_, rb}}) {
+		auto rc = poll_n(n->rcq, 1);
+		ASSERT_EQ(rc.size(), 1u);
+		EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+		EXPECT_EQ(rc[0].qp_num, xqp_qp_num(r));
+		EXPECT_EQ(rc[0].byte_len, 240u);
+		EXPECT_EQ(rc[0].src_qp, xqp_qp_num(s));
+		const auto *ip = reinterpret_cast<const xqp_u8 *>(n->buf.data()) + 20;
+		EXPECT_EQ(ip[0], 0x45);
+		EXPECT_EQ(std::memcmp(ip + 12, gid_[0] + 12, 4), 0);
+		EXPECT_EQ(std::memcmp(ip + 16, g + 12, 4), 0);
+		EXPECT_EQ(std::memcmp(n->buf.data() + 40, a_.buf.data() + 4096, 200), 0);
+	}
+	xqp_host_wire_idle();
+	EXPECT_EQ(poll_n(b_.rcq, 1, 50).size(), 0u);	/* once, not twice */
+	EXPECT_EQ(wire_counts(l_[1]).rx_unknown_qp, 0u);
+
+	ASSERT_EQ(xqp_detach_mcast(rb, g, 0), 0);
+	EXPECT_EQ(xqp_host_wire_mcast_macs(), macs + 1);
+	ASSERT_EQ(post_send(s, w), 0);
+	ASSERT_EQ(poll_n(a_.scq, 1).size(), 1u);
+	xqp_host_wire_idle();
+	EXPECT_EQ(wire_counts(l_[1]).rx_unknown_qp, 1u);	/* no group there now */
+	EXPECT_EQ(poll_n(a_.rcq, 1, 50).size(), 0u);	/* ra has no receive left */
+	ASSERT_EQ(xqp_detach_mcast(ra, g, 0), 0);
+	EXPECT_EQ(xqp_host_wire_mcast_macs(), macs);
+	EXPECT_EQ(xqp_destroy_ah(ah), 0);
+}

@@ -170,6 +170,8 @@ static const struct sym private_syms[] = {
 	SYM(ibv_cmd_post_recv),
 	SYM(ibv_cmd_create_ah),
 	SYM(ibv_cmd_destroy_ah),
+	SYM(ibv_cmd_attach_mcast),
+	SYM(ibv_cmd_detach_mcast),
 	SYM(ibv_read_ibdev_sysfs_file),
 	SYM(ibv_query_gid_type),
 };

@@ -9,7 +9,7 @@
  *    completions read with ibv_cq_ex (start/next/end_poll, read_*);
  *  - RC with ibv_qp_ex: RDMA write, write with immediate, read, both
  *    atomics; the memory checked;
- *  - UD with ibv_qp_ex (wr_set_ud_addr);
+ *  - UD with ibv_qp_ex (wr_set_ud_addr); UD multicast (ibv_attach_mcast);
  *  - ibv_poll_cq and ibv_cq_ex mixed on one CQ;
  *  - unsupported requests answered EOPNOTSUPP, among them every ibv_qp_ex
  *    builder and post_send opcode of an op the device does not carry.
@@ -539,6 +539,108 @@ static void test_refusals(struct dev *a)
 	     "%s", strerror(errno));
 }
 
+/* A UD QP of @d in RTS (RTR is enough to receive) with Q_Key @qkey; NULL on failure. */
+static struct ibv_qp *ud_qp(struct dev *d, uint32_t qkey)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD, .send_cq = d->cq, .recv_cq = d->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = qkey };
+	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
+
+	if (!qp)
+		return NULL;
+	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY) ||
+	    (at.qp_state = IBV_QPS_RTR, ibv_modify_qp(qp, &at, IBV_QP_STATE)) ||
+	    (at.qp_state = IBV_QPS_RTS, ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN))) {
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/*
+ * UD multicast as libibverbs programs use it (ibv_attach_mcast, an AH to
+ * the group, QP 0xffffff): every attached QP with the sender's Q_Key takes
+ * the message, on the other device; an InfiniBand port's group needs a
+ * multicast LID; attaching twice is one attachment; destroying an
+ * attached QP is EBUSY; detaching what is not attached is EINVAL; rxe's
+ * answer to a QP that blocks its own multicast (mckey -l): EOPNOTSUPP.
+ */
+static void test_mcast(struct dev *a, struct dev *b)
+{
+	union ibv_gid g = { .raw = { 0xff, 0x0e, [14] = 0x12, [15] = 0x34 } };
+	struct ibv_qp *qa = ud_qp(a, 0x11111111), *q1 = ud_qp(b, 0x11111111);
+	struct ibv_qp *q2 = ud_qp(b, 0x11111111), *q3 = ud_qp(b, 0x22222222);
+	struct ibv_ah_attr aa = { .is_global = 1, .dlid = 0xc001, .port_num = 1,
+				  .grh = { .dgid = g, .hop_limit = 1 } };
+	struct ibv_ah *ah = ibv_create_ah(a->pd, &aa);
+	struct ibv_qp_init_attr_ex bl = {
+		.qp_type = IBV_QPT_UD, .send_cq = a->cq, .recv_cq = a->cq, .pd = a->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qs[] = { q1, q2, q3 };
+	struct ibv_wc wc[4];
+	int i, n, ret = 0, busy, again, stray;
+
+	CASE("mcast_setup", qa && q1 && q2 && q3 && ah, "%s", strerror(errno));
+	if (!qa || !q1 || !q2 || !q3 || !ah)
+		return;
+	errno = 0;
+	CASE("mcast_block_loopback_refused", !ibv_create_qp_ex(a->ctx, &bl) && errno == EOPNOTSUPP,
+	     "errno %s", strerror(errno));
+	ret = ibv_attach_mcast(q1, &g, 0x0005);
+	CASE("mcast_ib_port_needs_mcast_lid", ret == EINVAL, "%s", strerror(ret));
+	for (i = 0; i < 3 && !ret; i++)
+		ret = ibv_attach_mcast(qs[i], &g, 0xc001);
+	again = ibv_attach_mcast(q1, &g, 0xc001);
+	CASE("mcast_attach", !ret && !again, "%s / again %s", strerror(ret), strerror(again));
+	busy = ibv_destroy_qp(q1);
+	CASE("mcast_attached_qp_busy", busy == EBUSY, "destroy: %s", strerror(busy));
+	for (i = 0; i < 3; i++) {
+		struct ibv_sge s = { .addr = (uintptr_t)b->buf + 20480 + 1024 * i, .length = 1024,
+				     .lkey = b->mr->lkey };
+		struct ibv_recv_wr r = { .wr_id = 100 + i, .sg_list = &s, .num_sge = 1 }, *bad;
+
+		ret = ret || ibv_post_recv(qs[i], &r, &bad);
+	}
+	memcpy(a->buf + 8192, "to the group", 12);
+	{
+		struct ibv_sge s = { .addr = (uintptr_t)a->buf + 8192, .length = 12,
+				     .lkey = a->mr->lkey };
+		struct ibv_send_wr w = { .wr_id = 7, .sg_list = &s, .num_sge = 1,
+					 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+					 .wr.ud = { .ah = ah, .remote_qpn = 0xffffff,
+						    .remote_qkey = 0x11111111 } }, *bad;
+
+		ret = ret || ibv_post_send(qa, &w, &bad);
+	}
+	n = ret ? 0 : poll_n(b->cq, wc, 2);
+	stray = n == 2 ? stress_poll(b->cq, wc + 2, 1, 100) : 0;
+	CASE("mcast_delivered", n == 2 && !stray && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[1].status == IBV_WC_SUCCESS && wc[0].byte_len == 52 && wc[1].byte_len == 52 &&
+	     (wc[0].wc_flags & IBV_WC_GRH) && wc[0].src_qp == qa->qp_num &&
+	     wc[0].wr_id + wc[1].wr_id == 201 &&
+	     !memcmp(b->buf + 20480 + 40, "to the group", 12) &&
+	     !memcmp(b->buf + 20480 + 1024 + 40, "to the group", 12) &&
+	     !memcmp(b->buf + 20480 + 24, g.raw, 16) && poll_n(a->cq, wc + 3, 1) == 1,
+	     "post %d, %d completions (%d more), wr_ids %llu %llu", ret, n, stray,
+	     n > 0 ? (unsigned long long)wc[0].wr_id : 0ULL,
+	     n > 1 ? (unsigned long long)wc[1].wr_id : 0ULL);
+	ret = 0;
+	for (i = 0; i < 3 && !ret; i++)
+		ret = ibv_detach_mcast(qs[i], &g, 0xc001);
+	again = ibv_detach_mcast(q1, &g, 0xc001);
+	CASE("mcast_detach", !ret && again == EINVAL, "%s / again %s", strerror(ret),
+	     strerror(again));
+	/* q3's receive was never taken: flushed when it goes */
+	CASE("mcast_teardown", !ibv_destroy_ah(ah) && !ibv_destroy_qp(qa) && !ibv_destroy_qp(q1) &&
+	     !ibv_destroy_qp(q2) && !ibv_destroy_qp(q3), "%s", strerror(errno));
+}
+
 /*
  * What a program that checks capabilities reads: atomics supported (every
  * atomic test skips on IBV_ATOMIC_NONE), an MR count, the port count of
@@ -555,10 +657,12 @@ static void test_device_attrs(struct dev *a)
 	CASE("max_mr", d.max_mr > 0 && d.max_ah > 0 && d.max_sge_rd == d.max_sge,
 	     "max_mr %d max_ah %d max_sge_rd %d max_sge %d", d.max_mr, d.max_ah, d.max_sge_rd,
 	     d.max_sge);
-	CASE("mw_no_mcast", d.max_mw > 0 && (d.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
-	     (d.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) && d.max_mcast_grp == 0,
-	     "max_mw %d cap_flags %#x max_mcast_grp %d", d.max_mw, d.device_cap_flags,
-	     d.max_mcast_grp);
+	CASE("mw", d.max_mw > 0 && (d.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
+	     (d.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B),
+	     "max_mw %d cap_flags %#x", d.max_mw, d.device_cap_flags);
+	CASE("mcast_limits", d.max_mcast_grp == 8192 && d.max_mcast_qp_attach == 56 &&
+	     d.max_total_mcast_qp_attach == 0x70000, "max_mcast_grp %d qp_attach %d total %d",
+	     d.max_mcast_grp, d.max_mcast_qp_attach, d.max_total_mcast_qp_attach);
 	ret = ibv_query_device_ex(a->ctx, NULL, &ax);
 	CASE("query_device_ex_ports", ret == 0 && ax.phys_port_cnt_ex == d.phys_port_cnt &&
 	     ax.orig_attr.atomic_cap == d.atomic_cap,
@@ -581,6 +685,7 @@ int main(int argc, char **argv)
 	test_xrc(&a, &b);
 	test_rc(&a, &b);
 	test_ud(&a, &b);
+	test_mcast(&a, &b);
 	test_qp_ex_refusals(&a, &b);
 	test_refusals(&a);
 	ibv_dereg_mr(a.mr);

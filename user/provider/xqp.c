@@ -591,12 +591,13 @@ static void xprov_free_context(struct ibv_context *ibctx)
 
 /*
  * Everything not listed stays libibverbs' dummy: EOPNOTSUPP (device memory, flows, WQs, RSS, counters, TDs and parent
- * domains, ECE, import, rereg_mr, modify_cq, multicast, ...); the list is
+ * domains, ECE, import, rereg_mr, modify_cq, ...); the list is
  * in docs/provider.md.
  */
 static const struct abi34_context_ops xprov_ctx_ops = {
 	.alloc_mw = xprov_alloc_mw,
 	.alloc_pd = xprov_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,	/* as rxe's */
 	.bind_mw = xprov_bind_mw,
 	.close_xrcd = xprov_close_xrcd,
 	.create_ah = xprov_create_ah,
@@ -613,6 +614,7 @@ static const struct abi34_context_ops xprov_ctx_ops = {
 	.destroy_cq = xprov_destroy_cq,
 	.destroy_qp = xprov_destroy_qp,
 	.destroy_srq = xprov_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = xprov_free_context,
 	.get_srq_num = xprov_get_srq_num,
 	.modify_qp = xprov_modify_qp,

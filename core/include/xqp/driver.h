@@ -190,6 +190,16 @@ struct xqp_device_ops {
 	 */
 	int (*port_stats)(void *drv, xqp_u32 port, const char **names, xqp_u64 *values,
 			  int max);
+	/*
+	 * Optional: attach a UD QP to, or detach it from, the multicast group
+	 * @gid (the core has checked the QP's type, the GID and the LID).
+	 * attach: 0, or 1 when already attached (then nothing changed: the
+	 * core counts one attachment); -ENOMEM past the device's limits.
+	 * detach: -EINVAL when not attached. destroy_qp detaches a QP still
+	 * attached (a device's teardown). May sleep.
+	 */
+	int (*attach_mcast)(void *drv, void *drv_qp, const xqp_u8 gid[16], xqp_u16 lid);
+	int (*detach_mcast)(void *drv, void *drv_qp, const xqp_u8 gid[16], xqp_u16 lid);
 };
 
 /**

@@ -58,6 +58,7 @@ enum xqp_lock_class {
 	XQP_LOCK_SOFT_WQ,	/* one soft send/receive queue or SRQ ring */
 	XQP_LOCK_SOFT_CQ,	/* one soft CQ ring */
 	XQP_LOCK_SOFT_RESP,	/* one soft QP's wire responder (before the three above) */
+	XQP_LOCK_SOFT_MCAST,	/* a soft device's multicast attach/detach (a mutex) */
 	XQP_LOCK_CLASSES
 };
 

@@ -254,6 +254,9 @@ struct xqp_device_attr {
 	xqp_u32 max_res_rd_atom;	/* READs and atomics in flight, device-wide */
 	xqp_u8 atomic_cap;		/* enum xqp_atomic_cap */
 	xqp_u8 local_ca_ack_delay;	/* 4.096 us * 2^value */
+	xqp_u32 max_mcast_grp;		/* UD multicast groups */
+	xqp_u32 max_mcast_qp_attach;	/* QPs attached to one group */
+	xqp_u32 max_total_mcast_qp_attach;	/* attachments, all groups */
 };
 
 /* Same values as enum ib_atomic_cap. */
@@ -679,6 +682,24 @@ int xqp_dealloc_mw(struct xqp_mw *mw);
 /* The rkey the window was allocated with (a bind changes its key byte). */
 xqp_u32 xqp_mw_rkey(const struct xqp_mw *mw);
 enum xqp_mw_type xqp_mw_get_type(const struct xqp_mw *mw);
+
+/* ---- UD multicast (ib_attach_mcast, ib_detach_mcast) --------------------- */
+/*
+ * Attach a UD QP to the multicast group @gid (an IPv6 multicast address,
+ * or an IPv4-mapped one, as rdma_is_multicast_addr()); @lid is the group's
+ * LID, checked against the IB multicast range unless the port is RoCE. An
+ * attached QP receives every message sent to the group with QP number
+ * 0xffffff (its own included) whose Q_Key is its own; it cannot be
+ * destroyed (-EBUSY) until it is detached from every group.
+ * Return: 0 (attaching twice is one attachment), -EINVAL (not UD, not a
+ * multicast GID, a bad LID; detach: not attached), -ENOMEM (the device's
+ * group or attachment limits), -EOPNOTSUPP, -EIO.
+ */
+#define XQP_MULTICAST_QPN	0xffffffU
+int xqp_attach_mcast(struct xqp_qp *qp, const xqp_u8 gid[16], xqp_u16 lid);
+int xqp_detach_mcast(struct xqp_qp *qp, const xqp_u8 gid[16], xqp_u16 lid);
+/* Whether @gid is a multicast address (rdma_is_multicast_addr()). */
+int xqp_gid_is_multicast(const xqp_u8 gid[16]);
 
 /* ---- address handles (UD) ------------------------------------------------ */
 struct xqp_ah *xqp_create_ah(struct xqp_pd *pd, const struct xqp_ah_attr *attr);
