@@ -85,6 +85,9 @@ static int xqp_ibdev_query_device(struct ib_device *ibdev, struct ib_device_attr
 	attr->max_srq_wr = a.max_srq_wr;
 	attr->max_srq_sge = a.max_srq_sge;
 	attr->max_pkeys = a.max_pkeys;
+	attr->max_mcast_grp = a.max_mcast_grp;
+	attr->max_mcast_qp_attach = a.max_mcast_qp_attach;
+	attr->max_total_mcast_qp_attach = a.max_total_mcast_qp_attach;
 	/* a link's device goes with `rdma link delete`, as rxe's */
 	if (to_ibdev(ibdev)->link)
 		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;

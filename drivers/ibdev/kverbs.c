@@ -570,6 +570,17 @@ static int kv_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return err;
 }
 
+/* ib_attach_mcast() and ib_detach_mcast() have checked the QP, GID and LID. */
+static int kv_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return xqp_attach_mcast(XQP_K(qp, ibqp)->qp, gid->raw, lid);
+}
+
+static int kv_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return xqp_detach_mcast(XQP_K(qp, ibqp)->qp, gid->raw, lid);
+}
+
 /* ---- posting -------------------------------------------------------------- */
 
 /* @wr in xqp's shape; its SGEs are used in place (the same layout). */
@@ -693,6 +704,8 @@ const struct ib_device_ops xqp_kverbs_ops = {
 	.modify_qp = kv_modify_qp,
 	.query_qp = kv_query_qp,
 	.destroy_qp = kv_destroy_qp,
+	.attach_mcast = kv_attach_mcast,
+	.detach_mcast = kv_detach_mcast,
 	.post_send = kv_post_send,
 	.post_recv = kv_post_recv,
 

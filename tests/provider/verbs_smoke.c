@@ -594,6 +594,7 @@ static void test_mcast(struct dev *a, struct dev *b)
 	     "errno %s", strerror(errno));
 	ret = ibv_attach_mcast(q1, &g, 0x0005);
 	CASE("mcast_ib_port_needs_mcast_lid", ret == EINVAL, "%s", strerror(ret));
+	ret = 0;
 	for (i = 0; i < 3 && !ret; i++)
 		ret = ibv_attach_mcast(qs[i], &g, 0xc001);
 	again = ibv_attach_mcast(q1, &g, 0xc001);
