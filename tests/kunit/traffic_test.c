@@ -5,7 +5,8 @@
  * shared shares that are opened and destroyed while it flows; RC with
  * every opcode on kmalloc'd and vmalloc'd memory; posting from atomic
  * context (executed on the work queue); destroying a QP whose head waits
- * for an RNR retry.
+ * for an RNR retry; UD multicast to QPs of one device, the sender's own
+ * included, and a device that goes with a QP attached.
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
@@ -330,7 +331,96 @@ static void destroy_while_rnr_waits(struct kunit *test)
 	tt_node_fini(test, &n);
 }
 
+/* A UD QP of @n in RTS with Q_Key 0x1234. */
+static struct xqp_qp *tt_ud(struct kunit *test, struct tt_node *n)
+{
+	struct xqp_qp *qp = tt_qp(test, n, XQP_QPT_UD);
+	struct xqp_qp_attr a = { .qp_state = XQP_QPS_INIT, .port_num = 1, .qkey = 0x1234 };
+
+	KUNIT_ASSERT_EQ(test, xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_PKEY_INDEX |
+					     XQP_QP_PORT | XQP_QP_QKEY), 0);
+	a.qp_state = XQP_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, xqp_modify_qp(qp, &a, XQP_QP_STATE), 0);
+	a.qp_state = XQP_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, xqp_modify_qp(qp, &a, XQP_QP_STATE | XQP_QP_SQ_PSN), 0);
+	return qp;
+}
+
+/*
+ * UD multicast in the kernel: three QPs of one device attached to a group,
+ * the sender among them; two messages, one posted under a spinlock (run on
+ * the work queue), reach all three. Then a second device goes with a QP
+ * still attached: its teardown detaches it (kmemleak sees no group left).
+ */
+static void mcast_loopback_and_teardown(struct kunit *test)
+{
+	static const u8 g[16] = { 0xff, 0x0e, [15] = 0x42 };
+	struct xqp_kt *kt = xqp_kt(test);
+	struct xqp_ah_attr av = { .is_global = 1, .port_num = 1, .hop_limit = 1 };
+	struct tt_node n = {}, m = {};
+	struct xqp_qp *q[3], *lone;
+	struct xqp_soft *soft2;
+	struct xqp_recv_wr rw = { .num_sge = 1 };
+	const struct xqp_recv_wr *rbad;
+	const struct xqp_send_wr *bad;
+	struct xqp_send_wr wr = { .opcode = XQP_WR_SEND, .num_sge = 1 };
+	struct xqp_sge rs, ss;
+	struct xqp_wc wc;
+	struct xqp_ah *ah;
+	int i, got = 0;
+
+	tt_node_init(test, &n, kt->dev, false);
+	memcpy(av.dgid, g, 16);
+	ah = xqp_create_ah(n.pd, &av);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	for (i = 0; i < 3; i++) {
+		q[i] = tt_ud(test, &n);
+		KUNIT_ASSERT_EQ(test, xqp_attach_mcast(q[i], g, 0xc000), 0);
+		for (int k = 0; k < 2; k++) {
+			rs = tt_sge(&n, 4096 * (2 * i + k), 4096);
+			rw.sg_list = &rs;
+			KUNIT_ASSERT_EQ(test, xqp_post_recv(q[i], &rw, &rbad), 0);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(q[1]), -EBUSY);
+	memset(n.buf + 32768, 'k', 64);
+	ss = tt_sge(&n, 32768, 64);
+	wr.sg_list = &ss;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = XQP_MULTICAST_QPN;
+	wr.wr.ud.remote_qkey = 0x1234;
+	KUNIT_ASSERT_EQ(test, xqp_post_send(q[0], &wr, &bad), 0);
+	spin_lock(&tt_lock);
+	KUNIT_EXPECT_EQ(test, xqp_post_send(q[0], &wr, &bad), 0);
+	spin_unlock(&tt_lock);
+	/* two sends and six receives, on the one CQ */
+	while (got < 8 && tt_poll1(n.cq, &wc)) {
+		KUNIT_EXPECT_EQ(test, wc.status, XQP_WC_SUCCESS);
+		if (wc.opcode == XQP_WC_RECV)
+			KUNIT_EXPECT_EQ(test, wc.byte_len, 40U + 64U);
+		got++;
+	}
+	KUNIT_EXPECT_EQ(test, got, 8);
+	KUNIT_EXPECT_EQ(test, xqp_poll_cq(n.cq, 1, &wc), 0);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, xqp_detach_mcast(q[i], g, 0xc000), 0);
+		KUNIT_EXPECT_EQ(test, xqp_destroy_qp(q[i]), 0);
+	}
+	KUNIT_EXPECT_EQ(test, xqp_destroy_ah(ah), 0);
+	tt_node_fini(test, &n);
+
+	soft2 = xqp_soft_create("xqp_soft_kmc", NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(soft2));
+	tt_node_init(test, &m, xqp_soft_device(soft2), false);
+	lone = tt_ud(test, &m);
+	KUNIT_ASSERT_EQ(test, xqp_attach_mcast(lone, g, 0xc000), 0);
+	xqp_soft_destroy(soft2);	/* detaches it; the core objects stay */
+	KUNIT_EXPECT_EQ(test, xqp_destroy_qp(lone), 0);
+	tt_node_fini(test, &m);
+}
+
 XQP_KUNIT_SUITE(xqp_traffic_suite, "xqp_traffic", XQP_KT_FIXTURE,
 		KUNIT_CASE(xrc_traffic_through_changing_shares),
 		KUNIT_CASE(rc_every_opcode_loopback),
-		KUNIT_CASE(destroy_while_rnr_waits));
+		KUNIT_CASE(destroy_while_rnr_waits),
+		KUNIT_CASE(mcast_loopback_and_teardown));
