@@ -200,6 +200,7 @@ int post_recv_on(struct ufile *f, const struct fz_op *op, int srq, uint32_t hand
 int post_recv(struct ufile *f, const struct fz_op *op, int srq);
 int reg_mr(struct ufile *f, const struct fz_op *op);
 int alloc_mw(struct ufile *f, const struct fz_op *op);
+int mcast(struct ufile *f, const struct fz_op *op);
 /* publishes a range an rkey opens (an MR's, a window's) for remote ops */
 void publish_mr(uint32_t rkey, uint32_t len, uint64_t addr, uint16_t pd, uint8_t dev);
 

@@ -348,6 +348,9 @@ static int run_op(struct actor *ac, const struct fz_op *op)
 		return reg_mr(f, op);
 	case FZ_ALLOC_MW:
 		return alloc_mw(f, op);
+	case FZ_ATTACH_MCAST:
+	case FZ_DETACH_MCAST:
+		return mcast(f, op);
 	case FZ_DEALLOC_MW: {
 		struct ib_uverbs_dealloc_mw c = { .mw_handle = handle_of(f, T_MW, a[0]) };
 

@@ -265,6 +265,59 @@ int alloc_mw(struct ufile *f, const struct fz_op *op)
 	return err;
 }
 
+/*
+ * ATTACH_MCAST or DETACH_MCAST of a QP of this file to one of four groups
+ * (IPv6 and IPv4-mapped), now and then a unicast GID, mostly with a
+ * multicast LID; an attach that took may also point the QP's UD sends at
+ * the group (an AH to its GID on the QP's PD, QP number 0xffffff), so
+ * that POST_SEND delivers to every QP attached.
+ */
+int mcast(struct ufile *f, const struct fz_op *op)
+{
+	const uint8_t *a = op->a;
+	struct obj *qp = named(f, T_QP, a[0]);
+	struct ib_uverbs_attach_mcast c = { .qp_handle = handle_of(f, T_QP, a[0]),
+					    .mlid = a[2] % 8 ? 0xc000 + a[2] % 4 : a[2] };
+	struct ib_uverbs_create_ah_resp r;
+	struct ib_uverbs_create_ah ah;
+	int err;
+
+	if (a[1] % 16) {
+		c.gid[0] = 0xff;
+		c.gid[1] = 0x0e;
+	} else {
+		c.gid[0] = 0xfe;	/* link-local unicast: EINVAL */
+		c.gid[1] = 0x80;
+	}
+	if (a[1] & 0x40) {		/* ::ffff:239.0.0.N */
+		memset(c.gid, 0, 16);
+		c.gid[10] = c.gid[11] = 0xff;
+		c.gid[12] = 239;
+	}
+	c.gid[15] = (uint8_t)(1 + a[1] % 4);
+	err = cmd(f->fd, op->kind == FZ_ATTACH_MCAST ? IB_USER_VERBS_CMD_ATTACH_MCAST :
+		  IB_USER_VERBS_CMD_DETACH_MCAST, &c, sizeof(c), 0, op);
+	if (err || op->kind != FZ_ATTACH_MCAST || !qp || a[3] % 2)
+		return err;
+	memset(&ah, 0, sizeof(ah));
+	ah.response = (uintptr_t)&r;
+	ah.pd_handle = qp->pd_h;
+	ah.attr.port_num = 1;
+	ah.attr.dlid = c.mlid;
+	ah.attr.is_global = 1;
+	ah.attr.grh.hop_limit = 1;
+	memcpy(ah.attr.grh.dgid, c.gid, 16);
+	if (!cmd(f->fd, IB_USER_VERBS_CMD_CREATE_AH, &ah, sizeof(ah), sizeof(r) / 4, op) &&
+	    add_obj(f, T_AH, (struct obj){ .handle = r.ah_handle, .pd = qp->pd,
+					   .num = c.mlid })) {
+		qp->has_ah = 1;
+		qp->peer_ah = r.ah_handle;
+		qp->peer_qpn = 0xffffff;
+		qp->connected = 1;
+	}
+	return 0;
+}
+
 int reg_mr(struct ufile *f, const struct fz_op *op)
 {
 	static const uint32_t access[] = { 0xf, 1, 0xf, 0x7, 0x3, 0x1 | 0x8, 0x4, 0x2 | 0x1 };

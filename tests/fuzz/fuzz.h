@@ -56,6 +56,7 @@ enum fz_kind {
 	FZ_VERBS_IOCTL,	/* RDMA_VERBS_IOCTL: the GID queries, damaged now and then */
 	FZ_LINK,	/* an xqp link added or deleted, its netdev's addresses, carrier, MTU */
 	FZ_ALLOC_MW, FZ_DEALLOC_MW,	/* memory windows (bound by POST_SEND's BIND_MW) */
+	FZ_ATTACH_MCAST, FZ_DETACH_MCAST,	/* UD multicast groups (sends to them: POST_SEND) */
 	FZ_OP_COUNT
 };
 extern const char *const fz_kind_name[FZ_OP_COUNT];

@@ -22,7 +22,7 @@ const char *const fz_kind_name[FZ_OP_COUNT] = {
 	"read_async", "read_comp", "close_aux", "raise_event", "inject",
 	"raw", "fork", "kill", "race",
 	"connect", "setup", "nl_res", "aux_fd", "hotplug", "verbs_ioctl", "link",
-	"alloc_mw", "dealloc_mw",
+	"alloc_mw", "dealloc_mw", "attach_mcast", "detach_mcast",
 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -62,6 +62,7 @@ static const uint8_t weight[FZ_OP_COUNT] = {
 	[FZ_INJECT] = 1, [FZ_RAW] = 3, [FZ_FORK] = 2, [FZ_KILL] = 1, [FZ_RACE] = 1,
 	[FZ_CONNECT] = 3, [FZ_SETUP] = 4, [FZ_NL_RES] = 2, [FZ_AUX_FD] = 2,
 	[FZ_HOTPLUG] = 1, [FZ_VERBS_IOCTL] = 2, [FZ_ALLOC_MW] = 3, [FZ_DEALLOC_MW] = 1,
+	[FZ_ATTACH_MCAST] = 2, [FZ_DETACH_MCAST] = 1,
 };
 
 int fz_hotplug = 1;

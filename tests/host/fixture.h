@@ -86,7 +86,8 @@ protected:
 	void xqp_soft_counts_check()
 	{
 		struct xqp_soft_counts c = counts();
-		EXPECT_EQ(c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr, 0u) << "driver objects left";
+		EXPECT_EQ(c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr + c.mcast_grp + c.mcast_attach, 0u)
+			<< "driver objects left";
 	}
 	xqp_xrcd *xrcd()
 	{

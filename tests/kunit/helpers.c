@@ -25,7 +25,8 @@ void xqp_kt_exit(struct kunit *test)
 
 	/* Every test cleans up after itself: the device must be empty. */
 	xqp_soft_counts(kt->soft, &c);
-	KUNIT_EXPECT_EQ(test, c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr, 0);
+	KUNIT_EXPECT_EQ(test, c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr + c.mcast_grp +
+			c.mcast_attach, 0);
 	xqp_soft_destroy(kt->soft);
 }
 
