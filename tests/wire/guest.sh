@@ -96,10 +96,11 @@ tcp_listening() { # PORT
 		'$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
 }
 cm_listening() { $RDMA res show cm_id 2>/dev/null | grep "state LISTEN" | grep -qE ":$1( |\$)"; }
-await() { # KIND PID PORT: until the server listens (tcp or cm), at most 20 s
+await() { # KIND PID PORT: until the server listens (tcp or cm) or has joined its group (joined: mckey), at most 20 s
 	i=0
 	while [ $i -lt 100 ] && running $2; do
-		case $1 in tcp) tcp_listening $3 && return 0;; cm) cm_listening $3 && return 0;; esac
+		case $1 in tcp) tcp_listening $3 && return 0;; cm) cm_listening $3 && return 0;;
+		joined) grep -q "joined dgid" /tmp/s.$n && return 0;; esac
 		sleep 0.2; i=$((i + 1))
 	done
 	return 1
@@ -138,7 +139,7 @@ run() {
 	done
 	if [ -n "$ONLY" ] && ! echo "$name" | grep -qE "$ONLY"; then return 0; fi
 	listen=tcp
-	case $scmd in *rping*) listen=cm;; esac
+	case $scmd in *rping*) listen=cm;; *mckey*) listen=joined;; esac
 	if [ $side = $ME ]; then
 		timeout $((T + 30)) stdbuf -oL $scmd >/tmp/s.$n 2>&1 &
 		sp=$!
@@ -243,6 +244,13 @@ pq() {
 	CLIENTS=1
 }
 # rp SERVER_SIDE NAME ARGS...: rping over rdma_cm, data verified (-V)
+# mk SIDE NAME [OPTIONS]: mckey, UD multicast through rdma_cm's join: a
+# receiver on SIDE (it ends once it has all its messages), a sender on the
+# other guest, one group
+mk() {
+	side=$1 name=$2; shift 2
+	run $side "$name" mckey -m 239.1.3.1 -b @SELF@ "$@" -- mckey -m 239.1.3.1 -b @SELF@ -s "$@"
+}
 rp() {
 	side=$1 name=$2; shift 2
 	run $side "$name" rping -s -a @SELF@ -V -p @PORT@ "$@" -- rping -c -a @PEER@ -V -p @PORT@ "$@"
