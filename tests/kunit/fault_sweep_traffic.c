@@ -14,7 +14,8 @@
  *                query_srq, modify_srq (resize and limit), a send after
  *                the resize, polls, teardown.
  *   traffic_ud_uc an AH and a UD pair (SEND_WITH_IMM, an inline SEND, a
- *                send list refused at its third WR), then a UC pair
+ *                send list refused at its third WR; both attached to a
+ *                multicast group, a SEND to it, both detached), then a UC pair
  *                (RDMA_WRITE_WITH_IMM, a list one WR longer than the send
  *                queue: refused when it is full), polls, teardown.
  *   traffic_mw   memory windows over an RC pair: a type 2 window of B bound
@@ -120,10 +121,12 @@ enum ft_op {
 	FT_POST_SRQ_RECV,	/* two receives at FT_B_SRQ + .n * 64 */
 	FT_POST_SEND,		/* q: .opcode (to the SRQ for XRC_INI, to q2 for UD), .flags, .len, .how */
 	FT_POST_LIST,		/* q: SENDs, WR .k invalid; .k < 0: one more than the SQ holds */
-	FT_CREATE_AH,		/* on d's PD toward the other device; .n 1: XQP_AH_NO_SLEEP */
-	FT_DESTROY_AH,
+	FT_CREATE_AH,		/* on d's PD toward the other device; .n 1: XQP_AH_NO_SLEEP; .n 2: the group's (mah) */
+	FT_DESTROY_AH,		/* .n 2: the group's */
 	FT_ALLOC_MW,		/* on d's PD, of type .n */
 	FT_DEALLOC_MW,
+	FT_ATTACH_MCAST,	/* q to the group FT_MGID */
+	FT_DETACH_MCAST,	/* q from it */
 	FT_OPS
 };
 
@@ -134,7 +137,7 @@ static const char *const ft_op_names[FT_OPS] = {
 	"destroy_srq", "modify_srq", "query_srq", "create_qp", "destroy_qp",
 	"modify_qp(INIT)", "modify_qp(RTR)", "modify_qp(RTS)", "post_recv",
 	"post_srq_recv", "post_send", "post_send(list)", "create_ah", "destroy_ah",
-	"alloc_mw", "dealloc_mw",
+	"alloc_mw", "dealloc_mw", "attach_mcast", "detach_mcast",
 };
 
 struct ft_step {
@@ -154,6 +157,11 @@ struct ft_step {
 #define FT_IRQS_OFF	1	/* under a spinlock with IRQs off: run on the work queue */
 #define FT_WAIT		2	/* then until the handler of its CQ (armed) has run */
 #define FT_VIA_MW	4	/* RDMA: through the window's rkey, not the MR's */
+#define FT_TO_GROUP	8	/* UD: to the group FT_MGID through mah, QP 0xffffff (q2 a member) */
+
+/* The multicast group of the programs (FT_ATTACH_MCAST), and its LID. */
+static const u8 ft_mgid[16] = { 0xff, 0x0e, [14] = 0x0f, [15] = 0x75 };
+#define FT_MLID		0xc001
 
 /* A program: its steps and what one is called. */
 struct ft_prog {
@@ -164,7 +172,7 @@ struct ft_prog {
 struct ft_obs {
 	s32 nout;
 	s32 out[FT_NOUT];
-	u32 drv[2][7];		/* xqp_soft_counts of A, B: pd cq xrcd srq qp mr mw */
+	u32 drv[2][9];		/* xqp_soft_counts of A, B: pd cq xrcd srq qp mr mw, mcast_grp mcast_attach */
 	u32 held;		/* bit per object the program holds */
 	u32 comps[FT_NC];	/* completion handler calls */
 	u32 cq_events[FT_NC];	/* CQ async events (overruns) */
@@ -192,6 +200,8 @@ struct ft_ctx {
 	s8 qcq[FT_NQ];		/* the CQ a QP was made with */
 	u32 sq_slots[FT_NQ];	/* the granted max_send_wr */
 	struct xqp_ah *ah;
+	struct xqp_ah *mah;	/* to the group */
+	u8 attached;		/* bit per QP attached to the group */
 	struct xqp_mw *mw;
 	u32 mw_key;		/* the rkey the window's last bind gave it */
 	u8 mw_binds;		/* binds posted: each takes the next key byte */
@@ -443,13 +453,21 @@ static int ft_post_recv(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 	return rc;
 }
 
-/* UD: the address of q2 through the program's AH; false when there is none. */
+/* UD: the address of q2 through the program's AH (FT_TO_GROUP: the group's); false when there is none. */
 static bool ft_ud_dest(struct ft_ctx *t, const struct ft_step *s, struct xqp_send_wr *wr)
 {
 	enum xqp_qp_type type = xqp_qp_get_type(t->qp[s->q]);
 
 	if (type != XQP_QPT_UD && type != XQP_QPT_GSI)
 		return true;
+	if (s->how & FT_TO_GROUP) {
+		if (!t->mah)
+			return false;
+		wr->wr.ud.ah = t->mah;
+		wr->wr.ud.remote_qpn = XQP_MULTICAST_QPN;
+		wr->wr.ud.remote_qkey = FT_QKEY;
+		return true;
+	}
 	if (!t->ah || !t->qp[s->q2])
 		return false;
 	wr->wr.ud.ah = t->ah;
@@ -724,12 +742,20 @@ static bool ft_ready(const struct ft_ctx *t, const struct ft_step *s)
 		return t->qp[s->q];
 	case FT_POST_RECV:
 	case FT_POST_SEND:
+		/* to the group: its AH, and q2 attached to take it */
+		if ((s->how & FT_TO_GROUP) && (!t->mah || !(t->attached & 1 << s->q2)))
+			return false;
+		return t->qp[s->q] && t->mr[s->d];
 	case FT_POST_LIST:
 		return t->qp[s->q] && t->mr[s->d];
 	case FT_CREATE_AH:
 		return t->pd[s->d];
 	case FT_DESTROY_AH:
-		return t->ah;
+		return s->n == 2 ? !!t->mah : !!t->ah;
+	case FT_ATTACH_MCAST:
+		return t->qp[s->q] && !(t->attached & 1 << s->q);
+	case FT_DETACH_MCAST:
+		return t->attached & 1 << s->q;
 	case FT_ALLOC_MW:
 		return t->pd[s->d] && !t->mw;
 	case FT_DEALLOC_MW:
@@ -820,16 +846,47 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 	case FT_POST_LIST:
 		return ft_post_list(t, s, o);
 	case FT_CREATE_AH:
+		if (s->n == 2) {
+			struct xqp_ah_attr mav = { .is_global = 1, .port_num = 1, .hop_limit = 1 };
+
+			memcpy(mav.dgid, ft_mgid, 16);
+			return dx_keep(t->mah, xqp_create_ah(t->pd[s->d], &mav));
+		}
 		return dx_keep(t->ah, xqp_create_ah_flags(t->pd[s->d], &ah,
 							  s->n ? XQP_AH_NO_SLEEP : 0));
 	case FT_DESTROY_AH:
+		if (s->n == 2)
+			return dx_free(t->mah, xqp_destroy_ah(t->mah));
 		return dx_free(t->ah, xqp_destroy_ah(t->ah));
+	case FT_ATTACH_MCAST:
+		rc = xqp_attach_mcast(t->qp[s->q], ft_mgid, FT_MLID);
+		if (!rc)
+			t->attached |= 1 << s->q;
+		return rc;
+	case FT_DETACH_MCAST:
+		rc = xqp_detach_mcast(t->qp[s->q], ft_mgid, FT_MLID);
+		if (!rc)
+			t->attached &= ~(1 << s->q);
+		return rc;
 	case FT_ALLOC_MW:
 		return dx_keep(t->mw, xqp_alloc_mw(t->pd[s->d], s->n));
 	case FT_DEALLOC_MW:
 		return dx_free(t->mw, xqp_dealloc_mw(t->mw));
 	}
 	return -EOPNOTSUPP;
+}
+
+/*
+ * A hash of device @d's buffer, but for the source GID of a GRH a receive
+ * at FT_B_RECV may hold (a message to the group): the soft device's GID
+ * carries its node GUID, which differs from one run's devices to the next.
+ */
+static u32 ft_hash(const struct ft_ctx *t, int d)
+{
+	const char *b = t->buf[d];
+	u32 at = FT_B_RECV + 8, n = 16;
+
+	return jhash(b, at, jhash(b + at + n, FT_BUF - at - n, 0));
 }
 
 static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
@@ -849,7 +906,9 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 		o->drv[d][4] = c.qp;
 		o->drv[d][5] = c.mr;
 		o->drv[d][6] = c.mw;
-		o->hash[d] = jhash(t->buf[d], FT_BUF, 0);
+		o->drv[d][7] = c.mcast_grp;
+		o->drv[d][8] = c.mcast_attach;
+		o->hash[d] = ft_hash(t, d);
 		o->held |= !!t->pd[d] << d | !!t->mr[d] << (2 + d);
 	}
 	for (k = 0; k < FT_NC; k++) {
@@ -859,7 +918,8 @@ static void ft_observe(const struct fs_prog *p, void *ctx, unsigned int i, void 
 	}
 	for (k = 0; k < FT_NQ; k++)
 		o->held |= !!t->qp[k] << (6 + k);
-	o->held |= !!t->xrcd << 10 | !!t->srq << 11 | !!t->ah << 12 | !!t->mw << 13;
+	o->held |= !!t->xrcd << 10 | !!t->srq << 11 | !!t->ah << 12 | !!t->mw << 13 |
+		   !!t->mah << 14 | (u32)t->attached << 15;
 	o->events = atomic_read(&t->events);
 }
 
@@ -901,11 +961,16 @@ static unsigned int ft_teardown(void *ctx, struct kunit *test)
 	int d, k;
 
 	for (k = FT_NQ - 1; k >= 0; k--)
+		if ((t->attached & 1 << k) && xqp_detach_mcast(t->qp[k], ft_mgid, FT_MLID))
+			left++;
+	for (k = FT_NQ - 1; k >= 0; k--)
 		if (t->qp[k] && xqp_destroy_qp(t->qp[k]))
 			left++;
 	if (t->srq && xqp_destroy_srq(t->srq))
 		left++;
 	if (t->ah && xqp_destroy_ah(t->ah))
+		left++;
+	if (t->mah && xqp_destroy_ah(t->mah))
 		left++;
 	if (t->mw && xqp_dealloc_mw(t->mw))	/* before the MR it may be bound to */
 		left++;
@@ -924,7 +989,8 @@ static unsigned int ft_teardown(void *ctx, struct kunit *test)
 		kunit_err(test, "traffic: %u objects could not be destroyed\n", left);
 	for (d = 0; d < 2; d++) {
 		xqp_soft_counts(t->soft[d], &c);
-		left += c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr + c.mw;
+		left += c.pd + c.cq + c.xrcd + c.srq + c.qp + c.mr + c.mw + c.mcast_grp +
+			c.mcast_attach;
 	}
 	ft_free(t);
 	return left;
@@ -1113,6 +1179,17 @@ static const struct ft_step ft_ud_uc_steps[] = {
 	{ FT_POLL_CQ, .c = 1, .n = 2 },
 	{ FT_POST_LIST, .d = A, .q = 0, .q2 = 1, .n = 3, .k = 2 },
 	{ FT_POLL_CQ, .c = 0, .n = 2 },
+	{ FT_CREATE_AH, .d = A, .n = 2 },
+	{ FT_ATTACH_MCAST, .q = 1 },
+	{ FT_ATTACH_MCAST, .q = 0 },
+	{ FT_POST_RECV, .d = B, .q = 1 },
+	{ FT_POST_SEND, .d = A, .q = 0, .q2 = 1, .opcode = XQP_WR_SEND, .len = 16,
+	  .how = FT_TO_GROUP },
+	{ FT_POLL_CQ, .c = 0, .n = 1 },
+	{ FT_POLL_CQ, .c = 1, .n = 1 },
+	{ FT_DETACH_MCAST, .q = 0 },
+	{ FT_DETACH_MCAST, .q = 1 },
+	{ FT_DESTROY_AH, .n = 2 },
 	FT_PAIR(XQP_QPT_UC, 2, 3),
 	{ FT_POST_RECV, .d = B, .q = 3 },
 	{ FT_POST_SEND, .d = A, .q = 2, .opcode = XQP_WR_RDMA_WRITE_WITH_IMM, .len = 32 },
