@@ -700,14 +700,15 @@ static void run_case(const struct acc_case *c, const char *dev, int is_xqp,
 /* ---- the allocation-failure sweep (-f) --------------------------------- */
 
 /* acc.h; -1 also for an older xqp_soft.ko or no debugfs */
-long soft_objects(char *what, size_t n)
+long soft_count(const char *which, char *what, size_t n)
 {
 	long total = -1;
 	size_t used = 0;
 
-	what[0] = '\0';
+	if (what)
+		what[0] = '\0';
 	for (int d = 0; d < 8; d++) {
-		char path[80], kind[16];
+		char path[80], kind[32];
 		unsigned long v;
 		FILE *f;
 
@@ -717,15 +718,22 @@ long soft_objects(char *what, size_t n)
 			continue;
 		if (total < 0)
 			total = 0;
-		while (fscanf(f, "%15s %lu", kind, &v) == 2) {
+		while (fscanf(f, "%31s %lu", kind, &v) == 2) {
+			if (which && strcmp(kind, which))
+				continue;
 			total += (long)v;
-			if (v && used < n)
+			if (v && what && used < n)
 				used += (size_t)snprintf(what + used, n - used, "%sxqp_soft%d %s %lu",
 							 used ? ", " : "", d, kind, v);
 		}
 		fclose(f);
 	}
 	return total;
+}
+
+long soft_objects(char *what, size_t n)
+{
+	return soft_count(NULL, what, n);
 }
 
 static void free_result(struct result *r)

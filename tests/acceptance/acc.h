@@ -134,6 +134,8 @@ long long fdinfo_value(int fd, const char *key);
  * listed as "xqp_soft0 qp 1, ..." in @what; -1 when no device has the file.
  */
 long soft_objects(char *what, size_t n);
+/* The same for the lines of kind @which only (NULL: all); @what may be NULL. */
+long soft_count(const char *which, char *what, size_t n);
 
 /* Case tables (cases_*.c). */
 extern const struct acc_case acc_cases_abi[];

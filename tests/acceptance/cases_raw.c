@@ -281,30 +281,6 @@ static void case_raw(void)
 	rside_close(&b);
 }
 
-/* The soft devices' multicast count @kind (debugfs), all devices together; -1 if unread. */
-static long mcast_count(const char *kind)
-{
-	long total = -1;
-
-	for (int d = 0; d < 8; d++) {
-		char path[80], k[32];
-		unsigned long v;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/kernel/debug/xqp_soft/xqp_soft%d/counts", d);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (total < 0)
-			total = 0;
-		while (fscanf(f, "%31s %lu", k, &v) == 2)
-			if (!strcmp(k, kind))
-				total += (long)v;
-		fclose(f);
-	}
-	return total;
-}
-
 static int mcast_cmd(int fd, uint32_t command, uint32_t qp, const uint8_t gid[16], uint16_t lid)
 {
 	struct ib_uverbs_attach_mcast m = { .qp_handle = qp, .mlid = lid };
@@ -328,7 +304,7 @@ static void case_mcast(void)
 	const uint8_t g1[16] = { 0xff, 0x0e, [15] = 1 }, g2[16] = { 0xff, 0x0e, [15] = 2 };
 	const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 1, 1 };
 	const uint8_t uni[16] = { 0xfe, 0x80, [15] = 1 };
-	long attach0 = mcast_count("mcast_attach"), grp0 = mcast_count("mcast_grp");
+	long attach0 = soft_count("mcast_attach", NULL, 0), grp0 = soft_count("mcast_grp", NULL, 0);
 	const uint32_t A = IB_USER_VERBS_CMD_ATTACH_MCAST, D = IB_USER_VERBS_CMD_DETACH_MCAST;
 	struct rside a;
 	uint32_t ud;
@@ -347,7 +323,7 @@ static void case_mcast(void)
 	EXPECT("attach_short", raw_cmd(a.fd, A, g1, 16, -1, 0), ENOSPC);
 	EXPECT("attach", mcast_cmd(a.fd, A, ud, g1, 0xc001), 0);
 	EXPECT("attach_again", mcast_cmd(a.fd, A, ud, g1, 0xc001), 0);
-	EXPECT_INT("one_attachment", mcast_count("mcast_attach") - attach0, 1);
+	EXPECT_INT("one_attachment", soft_count("mcast_attach", NULL, 0) - attach0, 1);
 	EXPECT("attach_ipv4_group", mcast_cmd(a.fd, A, ud, v4, 0xc002), 0);
 	EXPECT("destroy_attached", destroy_qp_raw(a.fd, ud, NULL), EBUSY);
 	EXPECT("detach_not_attached", mcast_cmd(a.fd, D, ud, g2, 0xc001), EINVAL);
@@ -355,10 +331,10 @@ static void case_mcast(void)
 	EXPECT("detach", mcast_cmd(a.fd, D, ud, g1, 0xc001), 0);
 	EXPECT("detach_again", mcast_cmd(a.fd, D, ud, g1, 0xc001), EINVAL);
 	EXPECT("attach_g2", mcast_cmd(a.fd, A, ud, g2, 0xc001), 0);
-	EXPECT_INT("groups", mcast_count("mcast_grp") - grp0, 2);
+	EXPECT_INT("groups", soft_count("mcast_grp", NULL, 0) - grp0, 2);
 	rside_close(&a);	/* the file's teardown detaches both */
-	EXPECT_INT("close_detaches", mcast_count("mcast_attach") - attach0, 0);
-	EXPECT_INT("close_frees_groups", mcast_count("mcast_grp") - grp0, 0);
+	EXPECT_INT("close_detaches", soft_count("mcast_attach", NULL, 0) - attach0, 0);
+	EXPECT_INT("close_frees_groups", soft_count("mcast_grp", NULL, 0) - grp0, 0);
 }
 
 const struct acc_case acc_cases_raw[] = {

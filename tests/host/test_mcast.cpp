@@ -41,7 +41,18 @@ protected:
 		EXPECT_FALSE(xqp_is_err(ah)) << xqp_ptr_err(ah);
 		return ah;
 	}
-	struct xqp_soft_counts counts2()
+	/* A UD QP of @n (4 WRs, 1 SGE) that the test destroys itself. */
+	static xqp_qp *bare_ud(Node &n)
+	{
+		xqp_qp_init_attr init = {};
+		init.qp_type = XQP_QPT_UD;
+		init.send_cq = n.scq;
+		init.recv_cq = n.rcq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+		return xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
+	}
+		struct xqp_soft_counts counts2()
 	{
 		struct xqp_soft_counts c = {};
 		xqp_soft_counts(soft2_, &c);
@@ -174,13 +185,7 @@ TEST_F(Mcast, LimitsAreEnforcedWithEnomem)
 	n.init(xqp_soft_device(small), 4096);
 	xqp_qp *q[4];
 	for (auto &x : q) {
-		xqp_qp_init_attr init = {};
-		init.qp_type = XQP_QPT_UD;
-		init.send_cq = n.scq;
-		init.recv_cq = n.rcq;
-		init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-		x = xqp_create_qp_user(n.dev, n.pd, &init, nullptr, nullptr, "test");
+		x = bare_ud(n);
 		ASSERT_FALSE(xqp_is_err(x));
 	}
 	xqp_u8 g1[16], g2[16], g3[16];
@@ -232,13 +237,7 @@ TEST_F(Mcast, DestroyWhileMessagesArrive)
 		}
 	});
 	for (int round = 0; round < 50; round++) {
-		xqp_qp_init_attr init = {};
-		init.qp_type = XQP_QPT_UD;
-		init.send_cq = b.scq;
-		init.recv_cq = b.rcq;
-		init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-		xqp_qp *r = xqp_create_qp_user(b.dev, b.pd, &init, nullptr, nullptr, "test");
+		xqp_qp *r = bare_ud(b);
 		ASSERT_FALSE(xqp_is_err(r));
 		connect_qp(r, XQP_QPT_UD, 0, 0);
 		for (int k = 0; k < 4; k++)
