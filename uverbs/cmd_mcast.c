@@ -4,7 +4,8 @@
  * Each QP handle keeps the (GID, LID) pairs its file attached: a pair
  * attached again is 0 without the device, a pair not attached is -EINVAL
  * on detach, DESTROY_QP of a QP with any is -EBUSY, and the file's teardown
- * detaches them (ib_uverbs_detach_umcast()).
+ * detaches them (ib_uverbs_detach_umcast()). Unlike Linux, a pair whose
+ * detach the device refused (not -EINVAL) stays to be detached again.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -31,6 +32,25 @@ static struct xqp_umcast *umcast_find(struct xqp_uqp *uqp, const u8 gid[16], u16
 		if (m->lid == lid && !memcmp(m->gid, gid, 16))
 			return m;
 	return NULL;
+}
+
+/*
+ * Detaches @m's pair and drops it, unless the device refused for a reason
+ * that may pass (an injected fault, no memory): then it stays, so that a
+ * later DETACH_MCAST, or the file's teardown retrying, can detach it.
+ * Linux drops it first whatever happens, and a QP whose detach failed can
+ * then never be destroyed. -EINVAL (not attached there) and -EIO (the
+ * device is gone, its groups with it) leave nothing to retry.
+ */
+static int umcast_detach(struct xqp_uqp *uqp, struct xqp_umcast *m)
+{
+	int ret = xqp_detach_mcast(uqp->uevent.uobj.object, m->gid, m->lid);
+
+	if (ret && ret != -EINVAL && ret != -EIO)
+		return ret;
+	list_del(&m->node);
+	kfree(m);
+	return ret;
 }
 
 /* The request and its QP (READ-locked); the QP's handle-side state. */
@@ -95,14 +115,7 @@ int xqp_cmd_detach_mcast(struct xqp_cmd *cmd)
 		return PTR_ERR(uobj);
 	mutex_lock(&uqp->mcast_lock);
 	m = umcast_find(uqp, req.gid, req.mlid);
-	if (!m) {
-		ret = -EINVAL;
-	} else {
-		/* as Linux: the entry goes whatever the device says */
-		list_del(&m->node);
-		kfree(m);
-		ret = xqp_detach_mcast(uobj->object, req.gid, req.mlid);
-	}
+	ret = m ? umcast_detach(uqp, m) : -EINVAL;
 	mutex_unlock(&uqp->mcast_lock);
 	xqp_uobj_put(uobj, XQP_LOOKUP_READ);
 	return ret;
@@ -110,14 +123,15 @@ int xqp_cmd_detach_mcast(struct xqp_cmd *cmd)
 
 /**
  * xqp_uqp_mcast_release - before a QP handle's destroy: -EBUSY if the user
- * asks while it is attached; any other teardown detaches it first.
+ * asks while it is attached; any other teardown detaches it first (a pair
+ * the device refused stays, with its error: the destroy is retried).
  * @uqp: the QP's handle.
  * @why: why it is destroyed.
  */
 int xqp_uqp_mcast_release(struct xqp_uqp *uqp, enum xqp_remove_reason why)
 {
 	struct xqp_umcast *m, *next;
-	int ret = 0;
+	int ret = 0, err;
 
 	mutex_lock(&uqp->mcast_lock);
 	if (why == XQP_REMOVE_DESTROY) {
@@ -125,9 +139,9 @@ int xqp_uqp_mcast_release(struct xqp_uqp *uqp, enum xqp_remove_reason why)
 			ret = -EBUSY;
 	} else {
 		list_for_each_entry_safe(m, next, &uqp->mcast_list, node) {
-			xqp_detach_mcast(uqp->uevent.uobj.object, m->gid, m->lid);
-			list_del(&m->node);
-			kfree(m);
+			err = umcast_detach(uqp, m);
+			if (err && err != -EINVAL && err != -EIO)
+				ret = err;	/* kept: the teardown tries again */
 		}
 	}
 	mutex_unlock(&uqp->mcast_lock);

@@ -697,6 +697,8 @@ static void soft_execute_mcast(struct soft_xfer *x)
 			}
 			soft_refs_put(&qps[j]->refs);
 		}
+		if (n && xqp_may_sleep())	/* up to 56 copies a device */
+			xqp_cond_resched();
 	}
 	x->dst = NULL;
 	soft_segs_put(qp->lseg, x->nl);

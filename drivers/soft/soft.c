@@ -327,6 +327,7 @@ void xqp_soft_destroy(struct xqp_soft *soft)
 	soft_numtab_free(&soft->mrns);
 	soft_numtab_free(&soft->srqns);
 	soft_numtab_free(&soft->qpns);
+	soft_mcast_fini(soft);
 	xqp_mutex_destroy(&soft->mcast_mutex);
 	xqp_free(soft->link);
 	xqp_free(soft);

@@ -34,7 +34,6 @@
 #define SOFT_QKEY_PRIV		0x80000000U	/* UD: use the QP's own Q_Key */
 #define SOFT_MAX_NODES		64		/* devices on the subnet */
 #define SOFT_ROCE_GID_TBL_LEN	XQP_RULES_ROCE_GID_TBL_LEN	/* a linked device's */
-#define SOFT_MCAST_BUCKETS	64		/* a device's multicast group chains */
 
 /* The GSI QP's number (IBA 3.5.6.2: QP1 of each port; one port here). */
 #define SOFT_GSI_QPN		1U
@@ -115,7 +114,7 @@ struct xqp_soft {
 	xqp_u32 key_gen;		/* low byte of the next MR key */
 	xqp_u32 mw_serial;		/* the next window's (atomic) */
 	struct soft_cq *cqs;		/* live CQs, for raise_cq_event */
-	struct soft_mgrp *mgrps[SOFT_MCAST_BUCKETS];	/* multicast groups (mcast.c) */
+	struct soft_mgrp **mgrps;	/* multicast groups by GID (mcast.c), or NULL */
 	struct xqp_mutex mcast_mutex;	/* attach and detach: the link's MAC list too */
 
 	struct xqp_soft_wire_counts wire;	/* atomics (wire_*.c) */
@@ -344,6 +343,7 @@ struct soft_qp {
 	struct xqp_qp_attr attr;
 	int state;			/* attr.qp_state, readable without lock */
 	xqp_u32 mcast_groups;		/* groups it is attached to: soft->lock */
+	xqp_u8 mcast_dead;		/* being destroyed: no attach (mcast_mutex) */
 
 	/* The send queue and its runner (exec.c). */
 	struct soft_ring sq;		/* struct soft_swqe, sq.lock also: */
@@ -444,6 +444,8 @@ int soft_attach_mcast(void *drv, void *drv_qp, const xqp_u8 gid[16], xqp_u16 lid
 int soft_detach_mcast(void *drv, void *drv_qp, const xqp_u8 gid[16], xqp_u16 lid);
 /* Destroy, before the QP's references drain: out of every group. */
 void soft_mcast_qp_gone(struct soft_qp *qp);
+/* Device teardown, no QP left: the group table goes. */
+void soft_mcast_fini(struct xqp_soft *soft);
 /* Whether a UD send to @av and QP @dqpn goes to a multicast group. */
 int soft_mcast_dest(const struct xqp_ah_attr *av, xqp_u32 dqpn);
 /*

@@ -52,13 +52,21 @@ static int soft_rx_icrc_ok(const xqp_u8 *ip, int ipv6, const xqp_u8 *bth, xqp_u3
  * A UD request to QP 0xffffff (rxe_rcv_mcast_pkt()): to every QP of @soft
  * attached to the destination GID's group; each takes it as a UD responder
  * does (its state, its Q_Key, a receive WQE) or drops it. No group: dropped
- * and counted with the unknown QPs.
+ * and counted with the unknown QPs. One sent by a device this one reaches
+ * inside the kernel (its netdev bridged to ours) was delivered there
+ * already: dropped, counted as a duplicate. Not inlined: its QP array
+ * stays off soft_wire_rx()'s frame for every other packet.
  */
-static void soft_wire_rx_mcast(struct xqp_soft *soft, struct soft_rx *rx)
+static __attribute__((__noinline__)) void soft_wire_rx_mcast(struct xqp_soft *soft,
+							  struct soft_rx *rx)
 {
 	struct soft_qp *qps[XQP_RULES_MAX_MCAST_QP_ATTACH];
 	xqp_u32 i, n = 0;
 
+	if (soft_fabric_gid_is_local(rx->sgid, soft->link->net)) {
+		SOFT_WIRE_COUNT(soft, rx_duplicate);
+		return;
+	}
 	if (SOFT_OP_TRANSPORT(rx->pkt.opcode) == SOFT_OP_UD && (rx->pkt.mask & SOFT_OPF_REQUEST) &&
 	    xqp_gid_is_multicast(rx->dgid))
 		n = soft_mcast_qps(soft, rx->dgid, qps);

@@ -193,6 +193,18 @@ Packet headers(const soft_route *rt, uint32_t n)
 	return p;
 }
 
+/* The ICRC of a packet whose UDP payload (BTH on) is its last @n bytes, in them. */
+void set_icrc(Packet &p, uint32_t n)
+{
+	uint8_t *bth = p.bytes.data() + p.bytes.size() - n;
+	xqp_u32 crc = soft_icrc_start(p.bytes.data(), p.ipv6, bth);
+
+	crc = soft_icrc_add(crc, bth + SOFT_BTH_BYTES, n - SOFT_BTH_BYTES - SOFT_ICRC_BYTES);
+	xqp_u32 v = soft_icrc_value(crc);
+	for (int i = 0; i < 4; i++)
+		bth[n - 4 + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
 struct HostPkt {
 	std::vector<uint8_t> body;
 };
@@ -252,7 +264,7 @@ void xqp_host_wire_idle()
 }
 
 void xqp_host_wire_inject(const net_device *netdev, const uint8_t sgid[16], const uint8_t dgid[16],
-			  const uint8_t *bth, uint32_t len)
+			  const uint8_t *bth, uint32_t len, bool icrc)
 {
 	Wire &w = wire();
 	soft_route rt{};
@@ -262,6 +274,8 @@ void xqp_host_wire_inject(const net_device *netdev, const uint8_t sgid[16], cons
 	rt.sport = 0xc000;
 	Packet p = headers(&rt, len);
 	std::memcpy(p.bytes.data() + p.bytes.size() - len, bth, len);
+	if (icrc)
+		set_icrc(p, len);
 	{
 		std::lock_guard<std::mutex> l(w.m);
 		p.from_net = reinterpret_cast<const void *>(ns_of(w, netdev) + 1000);	/* from outside */
@@ -328,11 +342,7 @@ int soft_net_xmit(struct xqp_soft *soft, void *pkt, const struct soft_route *rt)
 
 	std::memcpy(bth, hp->body.data(), n);
 	delete hp;
-	xqp_u32 crc = soft_icrc_start(p.bytes.data(), p.ipv6, bth);
-	crc = soft_icrc_add(crc, bth + SOFT_BTH_BYTES, n - SOFT_BTH_BYTES - SOFT_ICRC_BYTES);
-	xqp_u32 v = soft_icrc_value(crc);
-	for (int i = 0; i < 4; i++)
-		bth[n - 4 + i] = static_cast<uint8_t>(v >> (8 * i));
+	set_icrc(p, n);
 	p.from_net = soft->link->net;
 	push(wire(), std::move(p));
 	return 0;

@@ -24,9 +24,10 @@ uint64_t xqp_host_wire_sent();
 uint64_t xqp_host_wire_delivered();
 /* Multicast MACs the linked devices' netdevs take (added less removed). */
 int xqp_host_wire_mcast_macs();
-/* Sends raw UDP payload bytes to the device on @netdev (tests' bad packets). */
+/* Sends raw UDP payload bytes to the device on @netdev (tests' bad packets; @icrc: its ICRC set right). */
 void xqp_host_wire_inject(const net_device *netdev, const uint8_t sgid[16], const uint8_t dgid[16],
-			  const uint8_t *bth, uint32_t len);
+			  const uint8_t *bth, uint32_t len,
+			  bool icrc = false);
 /* Waits until nothing is queued on the wire. */
 void xqp_host_wire_idle();
 

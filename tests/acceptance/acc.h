@@ -134,6 +134,8 @@ long long fdinfo_value(int fd, const char *key);
  * listed as "xqp_soft0 qp 1, ..." in @what; -1 when no device has the file.
  */
 long soft_objects(char *what, size_t n);
+/* Arms the soft device behind g_dev to fail an op ("OP ERRNO [AFTER]", debugfs inject): 0 or errno. */
+int soft_inject(const char *cmd);
 /* The same for the lines of kind @which only (NULL: all); @what may be NULL. */
 long soft_count(const char *which, char *what, size_t n);
 

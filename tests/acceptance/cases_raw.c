@@ -337,8 +337,53 @@ static void case_mcast(void)
 	EXPECT_INT("close_frees_groups", soft_count("mcast_grp", NULL, 0) - grp0, 0);
 }
 
+/*
+ * A DETACH_MCAST the device refuses (an injected ENOMEM): the pair stays
+ * on the handle, so detaching it again works and the QP can go (Linux
+ * drops the pair first and its QP stays busy for good); then a close
+ * whose detach is refused parks the QP, and the next file's teardown
+ * detaches and destroys it.
+ */
+static void case_mcast_refused(void)
+{
+	struct ib_uverbs_create_qp_resp qr;
+	struct ib_uverbs_create_qp q = { .response = (uintptr_t)&qr, .user_handle = 3,
+					 .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
+					 .max_recv_sge = 1, .qp_type = 4 /* IB_QPT_UD */ };
+	const uint8_t g[16] = { 0xff, 0x0e, [15] = 9 };
+	const uint32_t A = IB_USER_VERBS_CMD_ATTACH_MCAST, D = IB_USER_VERBS_CMD_DETACH_MCAST;
+	long attach0 = soft_count("mcast_attach", NULL, 0);
+	struct rside a, b;
+	uint32_t ud;
+
+	EXPECT("open", rside_open(&a, g_dev), 0);
+	q.pd_handle = a.pd;
+	q.send_cq_handle = q.recv_cq_handle = a.cq;
+	EXPECT("create_ud", raw_cmd(a.fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
+				    sizeof(qr) / 4), 0);
+	ud = qr.qp_handle;
+	EXPECT("attach", mcast_cmd(a.fd, A, ud, g, 0xc001), 0);
+	EXPECT("arm", soft_inject("detach_mcast 12"), 0);
+	EXPECT("detach_refused", mcast_cmd(a.fd, D, ud, g, 0xc001), ENOMEM);
+	EXPECT("disarm", soft_inject("detach_mcast 0"), 0);
+	EXPECT("still_busy", destroy_qp_raw(a.fd, ud, NULL), EBUSY);
+	EXPECT("detach_again", mcast_cmd(a.fd, D, ud, g, 0xc001), 0);
+	EXPECT("destroy", destroy_qp_raw(a.fd, ud, NULL), 0);
+
+	EXPECT("create_ud2", raw_cmd(a.fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
+				     sizeof(qr) / 4), 0);
+	EXPECT("attach2", mcast_cmd(a.fd, A, qr.qp_handle, g, 0xc001), 0);
+	EXPECT("arm_close", soft_inject("detach_mcast 12"), 0);
+	rside_close(&a);	/* the detach is refused: the QP is parked */
+	EXPECT("disarm_close", soft_inject("detach_mcast 0"), 0);
+	EXPECT("open_b", rside_open(&b, g_dev), 0);
+	rside_close(&b);	/* retries what the first file left */
+	EXPECT_INT("all_detached", soft_count("mcast_attach", NULL, 0) - attach0, 0);
+}
+
 const struct acc_case acc_cases_raw[] = {
 	{ "dp_raw_writes", case_raw, NULL, ACC_XQP_ONLY },
 	{ "mcast_attach_rules", case_mcast, NULL, ACC_XQP_ONLY },
+	{ "mcast_detach_refused", case_mcast_refused, NULL, ACC_XQP_ONLY },
 	{ NULL, NULL, NULL, 0 },
 };

@@ -31,8 +31,8 @@
  */
 #define FREE_DELAY_S	7
 
-/* Arms the fault injection of the soft device behind g_dev: 0 or errno. */
-static int soft_inject(const char *cmd)
+/* acc.h */
+int soft_inject(const char *cmd)
 {
 	const char *slash = strrchr(g_dev, '/');
 	char path[256], ibdev[64] = "";

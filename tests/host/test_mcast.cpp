@@ -257,4 +257,54 @@ TEST_F(Mcast, DestroyWhileMessagesArrive)
 	EXPECT_EQ(xqp_destroy_ah(ah), 0);
 }
 
+/*
+ * Many groups, attached and detached in scattered orders: each message
+ * reaches exactly its group's QP (the groups are a table sorted by GID,
+ * found by binary search); a refused detach leaves the QP attached.
+ */
+TEST_F(Mcast, ManyGroupsFoundByGid)
+{
+	constexpr int kGroups = 300;
+	xqp_qp *r = ud(b), *s = ud(a);
+	xqp_u8 g[16] = {0xff, 0x0e};
+	auto gid = [&](int i) {
+		g[13] = static_cast<xqp_u8>((i * 97) % 256);	/* scattered */
+		g[14] = static_cast<xqp_u8>(i >> 8);
+		g[15] = static_cast<xqp_u8>(i);
+		return g;
+	};
+	for (int i = 0; i < kGroups; i++)
+		ASSERT_EQ(xqp_attach_mcast(r, gid((i * 7) % kGroups), 0xc000), 0) << i;
+	EXPECT_EQ(counts2().mcast_grp, static_cast<u32>(kGroups));
+	for (int i : {0, 1, 150, 299}) {
+		ASSERT_EQ(post_recv(r, static_cast<xqp_u64>(i), b.sge(0, 1024)), 0);
+		xqp_ah *ah = group_ah(a, gid(i));
+		xqp_sge sg = a.sge(0, 8);
+		xqp_send_wr w = send_wr(&sg, ah, XQP_MULTICAST_QPN);
+		ASSERT_EQ(post_send(s, w), 0);
+		auto rc = poll_n(b.rcq, 1);
+		ASSERT_EQ(rc.size(), 1u) << i;
+		EXPECT_EQ(rc[0].wr_id, static_cast<xqp_u64>(i));
+		EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+		EXPECT_EQ(xqp_destroy_ah(ah), 0);
+	}
+	/* a group nobody joined: nothing arrives */
+	ASSERT_EQ(post_recv(r, 9999, b.sge(0, 1024)), 0);
+	xqp_ah *ah = group_ah(a, gid(kGroups + 5));
+	xqp_sge sg = a.sge(0, 8);
+	xqp_send_wr w = send_wr(&sg, ah, XQP_MULTICAST_QPN);
+	ASSERT_EQ(post_send(s, w), 0);
+	EXPECT_EQ(poll_n(a.scq, 1).size(), 1u);
+	EXPECT_EQ(poll_n(b.rcq, 1, 50).size(), 0u);
+	EXPECT_EQ(xqp_destroy_ah(ah), 0);
+
+	xqp_soft_inject(soft2_, XQP_SOFT_OP_DETACH_MCAST, -XQP_ENOMEM, 0);
+	EXPECT_EQ(xqp_detach_mcast(r, gid(0), 0xc000), -XQP_ENOMEM);
+	EXPECT_EQ(counts2().mcast_attach, static_cast<u32>(kGroups));
+	for (int i = kGroups - 1; i >= 0; i--)
+		ASSERT_EQ(xqp_detach_mcast(r, gid((i * 11) % kGroups), 0xc000), 0) << i;
+	EXPECT_EQ(counts2().mcast_grp, 0u);
+	EXPECT_EQ(counts2().mcast_attach, 0u);
+}
+
 } // namespace

@@ -755,3 +755,43 @@ TEST_F(WireTransport, MulticastReachesBothSidesOnce)
 	EXPECT_EQ(xqp_host_wire_mcast_macs(), macs);
 	EXPECT_EQ(xqp_destroy_ah(ah), 0);
 }
+
+/*
+ * A group's datagram that comes back from the wire although a device of
+ * the receiver's own kernel and namespace sent it (netdevs bridged): that
+ * device's fabric delivered it already, so it is dropped and counted as a
+ * duplicate; the same datagram from the other namespace's GID is taken.
+ */
+TEST_F(WireTransport, MulticastFromTheFabricIsNotTakenTwice)
+{
+	xqp_u8 g[16];
+	gid4(g, 9);
+	g[12] = 239;
+	xqp_qp *rb = qp(b_, XQP_QPT_UD);
+	ASSERT_TRUE(rb);
+	connect_qp(rb, XQP_QPT_UD, 0, 0, true, 0, 7, 1, 0x4321);
+	ASSERT_EQ(xqp_attach_mcast(rb, g, 0), 0);
+	ASSERT_EQ(post_recv(rb, 1, b_.sge(0, 1024)), 0);
+	ASSERT_EQ(post_recv(rb, 2, b_.sge(1024, 1024)), 0);
+	/* UD SEND_ONLY to QP 0xffffff: BTH, DETH (Q_Key, source QP 7), 4 bytes, ICRC */
+	xqp_u8 pkt[12 + 8 + 4 + 4] = {};
+	pkt[0] = SOFT_OP_UD | SOFT_OP_SEND_ONLY;
+	pkt[2] = pkt[3] = 0xff;
+	pkt[5] = pkt[6] = pkt[7] = 0xff;
+	soft_put_be32(pkt + 12, 0x4321);
+	pkt[19] = 7;
+	std::memcpy(pkt + 20, "mcst", 4);
+	xqp_u64 dup0 = wire_counts(l_[1]).rx_duplicate;
+	xqp_host_wire_inject(wdev(1), gid_[1], g, pkt, sizeof(pkt), true);	/* from itself */
+	xqp_host_wire_idle();
+	EXPECT_EQ(wire_counts(l_[1]).rx_duplicate, dup0 + 1);
+	EXPECT_EQ(poll_n(b_.rcq, 1, 50).size(), 0u);
+	xqp_host_wire_inject(wdev(1), gid_[0], g, pkt, sizeof(pkt), true);	/* from outside */
+	xqp_host_wire_idle();
+	auto rc = poll_n(b_.rcq, 1);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].status, XQP_WC_SUCCESS);
+	EXPECT_EQ(rc[0].src_qp, 7u);
+	EXPECT_EQ(std::memcmp(b_.buf.data() + 40, "mcst", 4), 0);
+	ASSERT_EQ(xqp_detach_mcast(rb, g, 0), 0);
+}
