@@ -281,6 +281,23 @@ static void case_raw(void)
 	rside_close(&b);
 }
 
+/* A UD QP (2 WRs, 1 SGE) on @s's PD and CQ: 0 with *@handle, or errno. */
+static int create_ud_raw(struct rside *s, uint32_t *handle)
+{
+	struct ib_uverbs_create_qp_resp qr;
+	struct ib_uverbs_create_qp q = { .response = (uintptr_t)&qr, .user_handle = 3,
+					 .pd_handle = s->pd, .send_cq_handle = s->cq,
+					 .recv_cq_handle = s->cq, .max_send_wr = 2,
+					 .max_recv_wr = 2, .max_send_sge = 1, .max_recv_sge = 1,
+					 .qp_type = 4 /* IB_QPT_UD */ };
+	int err = raw_cmd(s->fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
+			  sizeof(qr) / 4);
+
+	if (!err)
+		*handle = qr.qp_handle;
+	return err;
+}
+
 static int mcast_cmd(int fd, uint32_t command, uint32_t qp, const uint8_t gid[16], uint16_t lid)
 {
 	struct ib_uverbs_attach_mcast m = { .qp_handle = qp, .mlid = lid };
@@ -297,10 +314,6 @@ static int mcast_cmd(int fd, uint32_t command, uint32_t qp, const uint8_t gid[16
  */
 static void case_mcast(void)
 {
-	struct ib_uverbs_create_qp_resp qr;
-	struct ib_uverbs_create_qp q = { .response = (uintptr_t)&qr, .user_handle = 3,
-					 .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
-					 .max_recv_sge = 1, .qp_type = 4 /* IB_QPT_UD */ };
 	const uint8_t g1[16] = { 0xff, 0x0e, [15] = 1 }, g2[16] = { 0xff, 0x0e, [15] = 2 };
 	const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 1, 1 };
 	const uint8_t uni[16] = { 0xfe, 0x80, [15] = 1 };
@@ -310,11 +323,7 @@ static void case_mcast(void)
 	uint32_t ud;
 
 	EXPECT("open", rside_open(&a, g_dev), 0);
-	q.pd_handle = a.pd;
-	q.send_cq_handle = q.recv_cq_handle = a.cq;
-	EXPECT("create_ud", raw_cmd(a.fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
-				    sizeof(qr) / 4), 0);
-	ud = qr.qp_handle;
+	EXPECT("create_ud", create_ud_raw(&a, &ud), 0);
 	EXPECT_INT("counts_readable", attach0 >= 0 && grp0 >= 0, 1);
 	EXPECT("attach_rc", mcast_cmd(a.fd, A, a.qp, g1, 0xc001), EINVAL);
 	EXPECT("attach_unicast_gid", mcast_cmd(a.fd, A, ud, uni, 0xc001), EINVAL);
@@ -346,10 +355,6 @@ static void case_mcast(void)
  */
 static void case_mcast_refused(void)
 {
-	struct ib_uverbs_create_qp_resp qr;
-	struct ib_uverbs_create_qp q = { .response = (uintptr_t)&qr, .user_handle = 3,
-					 .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
-					 .max_recv_sge = 1, .qp_type = 4 /* IB_QPT_UD */ };
 	const uint8_t g[16] = { 0xff, 0x0e, [15] = 9 };
 	const uint32_t A = IB_USER_VERBS_CMD_ATTACH_MCAST, D = IB_USER_VERBS_CMD_DETACH_MCAST;
 	long attach0 = soft_count("mcast_attach", NULL, 0);
@@ -357,11 +362,7 @@ static void case_mcast_refused(void)
 	uint32_t ud;
 
 	EXPECT("open", rside_open(&a, g_dev), 0);
-	q.pd_handle = a.pd;
-	q.send_cq_handle = q.recv_cq_handle = a.cq;
-	EXPECT("create_ud", raw_cmd(a.fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
-				    sizeof(qr) / 4), 0);
-	ud = qr.qp_handle;
+	EXPECT("create_ud", create_ud_raw(&a, &ud), 0);
 	EXPECT("attach", mcast_cmd(a.fd, A, ud, g, 0xc001), 0);
 	EXPECT("arm", soft_inject("detach_mcast 12"), 0);
 	EXPECT("detach_refused", mcast_cmd(a.fd, D, ud, g, 0xc001), ENOMEM);
@@ -370,9 +371,8 @@ static void case_mcast_refused(void)
 	EXPECT("detach_again", mcast_cmd(a.fd, D, ud, g, 0xc001), 0);
 	EXPECT("destroy", destroy_qp_raw(a.fd, ud, NULL), 0);
 
-	EXPECT("create_ud2", raw_cmd(a.fd, IB_USER_VERBS_CMD_CREATE_QP, &q, sizeof(q), -1,
-				     sizeof(qr) / 4), 0);
-	EXPECT("attach2", mcast_cmd(a.fd, A, qr.qp_handle, g, 0xc001), 0);
+	EXPECT("create_ud2", create_ud_raw(&a, &ud), 0);
+	EXPECT("attach2", mcast_cmd(a.fd, A, ud, g, 0xc001), 0);
 	EXPECT("arm_close", soft_inject("detach_mcast 12"), 0);
 	rside_close(&a);	/* the detach is refused: the QP is parked */
 	EXPECT("disarm_close", soft_inject("detach_mcast 0"), 0);
