@@ -202,6 +202,7 @@ struct ft_ctx {
 	struct xqp_ah *ah;
 	struct xqp_ah *mah;	/* to the group */
 	u8 attached;		/* bit per QP attached to the group */
+	bool to_group;		/* a SEND to the group was posted: its GRH is in B's buffer */
 	struct xqp_mw *mw;
 	u32 mw_key;		/* the rkey the window's last bind gave it */
 	u8 mw_binds;		/* binds posted: each takes the next key byte */
@@ -585,6 +586,7 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		break;
 	}
 	wr.sg_list = &sge;
+	t->to_group |= !!(s->how & FT_TO_GROUP);
 	before = c >= 0 ? atomic_read(&t->cqc[c].comps) : 0;
 	rc = ft_post(t, s, &wr, &bad);
 	if (rc && bad != &wr)
@@ -877,15 +879,18 @@ static int ft_run(const struct fs_prog *p, void *ctx, unsigned int i, void *obs)
 }
 
 /*
- * A hash of device @d's buffer, but for the source GID of a GRH a receive
- * at FT_B_RECV may hold (a message to the group): the soft device's GID
- * carries its node GUID, which differs from one run's devices to the next.
+ * A hash of device @d's buffer; once a message to the group was sent, but
+ * for the source GID of the GRH its receive at FT_B_RECV holds: the soft
+ * device's GID carries its node GUID, which differs from one run's devices
+ * to the next.
  */
 static u32 ft_hash(const struct ft_ctx *t, int d)
 {
 	const char *b = t->buf[d];
 	u32 at = FT_B_RECV + 8, n = 16;
 
+	if (!t->to_group)
+		return jhash(b, FT_BUF, 0);
 	return jhash(b, at, jhash(b + at + n, FT_BUF - at - n, 0));
 }
 
