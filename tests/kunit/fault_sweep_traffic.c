@@ -586,11 +586,13 @@ static int ft_post_send(struct ft_ctx *t, const struct ft_step *s, struct ft_obs
 		break;
 	}
 	wr.sg_list = &sge;
-	t->to_group |= !!(s->how & FT_TO_GROUP);
 	before = c >= 0 ? atomic_read(&t->cqc[c].comps) : 0;
 	rc = ft_post(t, s, &wr, &bad);
 	if (rc && bad != &wr)
 		return 2000;	/* not an errno: the judge reports it */
+	/* the hash leaves the GID out from the step that sent: a refused send changed nothing */
+	if (!rc)
+		t->to_group |= !!(s->how & FT_TO_GROUP);
 	if (rc || !(s->how & FT_WAIT))
 		return rc;
 	return ft_wait(t, s, before);
